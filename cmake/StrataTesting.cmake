@@ -21,11 +21,13 @@ function(strata_add_test name)
 endfunction()
 
 # strata_module(<name> SOURCES ... LIBS ...): a module library target
-# `strata_<name>` with the public include/ and src/ on its include path.
+# `strata_<name>`. include/ is public; src/ is private, so modules reach each
+# other's internal headers (layering is enforced by what they link) while the
+# CLI, server and bindings, which link `strata`, see only include/strata/.
 function(strata_module name)
   cmake_parse_arguments(M "" "" "SOURCES;LIBS" ${ARGN})
   add_library(strata_${name} STATIC ${M_SOURCES})
   target_include_directories(strata_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
-                                                   ${PROJECT_SOURCE_DIR}/src)
+                                           PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(strata_${name} PUBLIC ${M_LIBS})
 endfunction()

@@ -14,6 +14,8 @@ namespace strata {
 // capped at 2^32 points. Exchange formats that store u32 ids (.ibin ground
 // truth, results files) reject ids that do not fit with a clear error.
 using VectorId = std::uint64_t;
+// Marks an empty result slot (fewer than k neighbours found).
+inline constexpr VectorId kInvalidVectorId = ~VectorId{0};
 
 // Distance functions. Smaller is always nearer: inner product is returned
 // negated (-<x,y>) and cosine as 1 - cos(x,y), so every index can rank by

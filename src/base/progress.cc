@@ -1,4 +1,4 @@
-#include "base/progress.h"
+#include "strata/progress.h"
 
 #include <unistd.h>
 

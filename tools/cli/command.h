@@ -22,6 +22,9 @@ void AddGtCommand(CLI::App& root, CommandAction* action);
 void AddRecallCommand(CLI::App& root, CommandAction* action);
 void AddInfoCommand(CLI::App& root, CommandAction* action);
 void AddIobenchCommand(CLI::App& root, CommandAction* action);
+void AddBuildCommand(CLI::App& root, CommandAction* action);
+void AddSearchCommand(CLI::App& root, CommandAction* action);
+void AddBenchCommand(CLI::App& root, CommandAction* action);
 
 }  // namespace strata::cli
 

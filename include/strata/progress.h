@@ -1,11 +1,12 @@
+// Public so that tools and bindings can show the same bar.
 // ProgressBar: a one-line terminal progress display with phase name, rate and ETA.
 //
 // Drawn on stderr only when stderr is a TTY (so logs and CI output stay clean)
 // and only for work that lasts longer than a moment: nothing is drawn during
 // the first `delay_seconds`. Update() may be called from any thread and is
 // cheap (an atomic add plus a rate-limited redraw).
-#ifndef STRATA_BASE_PROGRESS_H_
-#define STRATA_BASE_PROGRESS_H_
+#ifndef STRATA_PROGRESS_H_
+#define STRATA_PROGRESS_H_
 
 #include <atomic>
 #include <chrono>
@@ -49,4 +50,4 @@ class ProgressBar {
 
 }  // namespace strata
 
-#endif  // STRATA_BASE_PROGRESS_H_
+#endif  // STRATA_PROGRESS_H_

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs Strata's build and test dependencies from Debian's archive, only
+# those that are missing (idempotent; safe to run on every build).
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  liburing-dev libaio-dev libopenblas-dev libeigen3-dev libxxhash-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  fio
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

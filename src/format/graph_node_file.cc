@@ -1,0 +1,110 @@
+#include "format/graph_node_file.h"
+
+#include <cstring>
+
+#include "base/aligned_buffer.h"
+
+namespace strata::format {
+
+Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLayout& layout,
+                                         const NodeSource& source) {
+  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
+                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
+  AlignedBuffer sector(kSector);
+  auto sector_span = std::span<std::byte, kSector>(sector.data(), kSector);
+  FileHeader header;
+  header.kind = FileKind::kGraphNodes;
+  header.version = kGraphLayoutVersion;
+  header.num_sectors = 1 + layout.data_sectors();
+  const std::string fields = layout.EncodeFields();
+  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(
+      header, std::as_bytes(std::span<const char>(fields.data(), fields.size())), sector_span));
+  STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+
+  std::vector<std::byte> vec(layout.vector_bytes);
+  std::vector<std::byte> record(layout.record_bytes);
+  std::vector<VectorId> nbrs;
+  auto encode = [&](std::uint64_t node) -> Status {
+    nbrs.clear();
+    STRATA_RETURN_IF_ERROR(source(node, vec, &nbrs));
+    return EncodeRecord(layout, vec, nbrs, record);
+  };
+  auto flush = [&](std::uint64_t sector_index) -> Status {
+    SealSector(sector_span, FileKind::kGraphNodes, sector_index);
+    STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+    std::memset(sector.data(), 0, kSector);
+    return Status::OK();
+  };
+  std::memset(sector.data(), 0, kSector);
+  if (layout.records_per_sector > 0) {
+    for (std::uint64_t s = 0; s < layout.data_sectors(); ++s) {
+      for (std::uint32_t slot = 0; slot < layout.records_per_sector; ++slot) {
+        const std::uint64_t node = s * layout.records_per_sector + slot;
+        if (node >= layout.num_nodes) break;
+        STRATA_RETURN_IF_ERROR(encode(node));
+        std::memcpy(sector.data() + slot * layout.record_bytes, record.data(), record.size());
+      }
+      STRATA_RETURN_IF_ERROR(flush(1 + s));
+    }
+  } else {
+    for (std::uint64_t node = 0; node < layout.num_nodes; ++node) {
+      STRATA_RETURN_IF_ERROR(encode(node));
+      const std::uint64_t first = layout.Locate(node).sector;
+      for (std::uint32_t s = 0; s < layout.sectors_per_record; ++s) {
+        const std::size_t begin = static_cast<std::size_t>(s) * kSectorPayload;
+        const std::size_t n = std::min<std::size_t>(kSectorPayload, record.size() - begin);
+        std::memcpy(sector.data(), record.data() + begin, n);
+        STRATA_RETURN_IF_ERROR(flush(first + s));
+      }
+    }
+  }
+  const std::uint64_t size = writer.size();
+  STRATA_RETURN_IF_ERROR(writer.Commit());
+  return size;
+}
+
+Result<GraphNodeFile> GraphNodeFile::Open(const std::string& path) {
+  GraphNodeFile f;
+  STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
+  STRATA_ASSIGN_OR_RETURN(std::uint64_t size, f.file_.Size());
+  if (size < kSector) return Status::Corruption(path + ": file too short for a header");
+  AlignedBuffer sector(kSector);
+  STRATA_RETURN_IF_ERROR(f.file_.ReadAt(0, std::span<std::byte>(sector.data(), kSector)));
+  FileHeader header;
+  std::string fields;
+  STRATA_RETURN_IF_ERROR(DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
+                                            FileKind::kGraphNodes, kGraphLayoutVersion, path,
+                                            &header, &fields));
+  STRATA_ASSIGN_OR_RETURN(f.layout_, GraphLayout::DecodeFields(fields, path));
+  if (header.num_sectors != 1 + f.layout_.data_sectors() || size != header.num_sectors * kSector) {
+    return Status::Corruption(path + ": file size " + std::to_string(size) +
+                              " does not match its header (" +
+                              std::to_string(header.num_sectors) + " sectors)");
+  }
+  return f;
+}
+
+Status GraphNodeFile::Decode(const RecordLocation& loc, std::span<const std::byte> buffer,
+                             std::vector<std::byte>* scratch, NodeRecordView* out) const {
+  for (std::uint32_t s = 0; s < loc.sectors; ++s) {
+    STRATA_RETURN_IF_ERROR(VerifySector(
+        std::span<const std::byte, kSector>(buffer.data() + s * kSector, kSector),
+        FileKind::kGraphNodes, loc.sector + s, path()));
+  }
+  Status st = DecodeRecord(layout_, loc, buffer, scratch, out);
+  if (!st.ok()) return st.WithContext(path());
+  return Status::OK();
+}
+
+Status GraphNodeFile::ReadSectors(std::uint64_t first, std::uint64_t count,
+                                  std::span<std::byte> buffer) const {
+  STRATA_RETURN_IF_ERROR(file_.ReadAt(first * kSector, buffer.first(count * kSector)));
+  for (std::uint64_t s = 0; s < count; ++s) {
+    STRATA_RETURN_IF_ERROR(VerifySector(
+        std::span<const std::byte, kSector>(buffer.data() + s * kSector, kSector),
+        FileKind::kGraphNodes, first + s, path()));
+  }
+  return Status::OK();
+}
+
+}  // namespace strata::format

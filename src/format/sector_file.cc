@@ -1,0 +1,87 @@
+#include "format/sector_file.h"
+
+#include <cstring>
+
+#include "base/checksum.h"
+#include "format/le_coding.h"
+
+namespace strata::format {
+namespace {
+
+std::uint64_t SectorSeed(FileKind kind, std::uint64_t sector_index) {
+  return (static_cast<std::uint64_t>(kind) << 40) ^ sector_index;
+}
+
+constexpr std::size_t kChecksumOffset = 32;
+
+}  // namespace
+
+Status EncodeHeaderSector(const FileHeader& header, std::span<const std::byte> fields,
+                          std::span<std::byte, kSector> out) {
+  if (fields.size() > kMaxHeaderFields) {
+    return Status::InvalidArgument("header fields too large: " + std::to_string(fields.size()));
+  }
+  std::memset(out.data(), 0, kSector);
+  std::byte* p = out.data();
+  std::memcpy(p, FileHeader::kMagic.data(), 8);
+  PutU32(p + 8, static_cast<std::uint32_t>(header.kind));
+  PutU32(p + 12, header.version);
+  PutU64(p + 16, header.num_sectors);
+  PutU32(p + 24, static_cast<std::uint32_t>(fields.size()));
+  if (!fields.empty()) std::memcpy(p + kHeaderFixedSize, fields.data(), fields.size());
+  // The checksum covers the whole sector with its own slot zeroed.
+  PutU64(p + kChecksumOffset, Checksum64(p, kSector, 0x5354524154414831ull));
+  return Status::OK();
+}
+
+Status DecodeHeaderSector(std::span<const std::byte, kSector> sector, FileKind expected_kind,
+                          std::uint32_t max_version, const std::string& path,
+                          FileHeader* header, std::string* fields) {
+  const std::byte* p = sector.data();
+  if (std::memcmp(p, FileHeader::kMagic.data(), 8) != 0) {
+    return Status::Corruption(path + ": not a Strata index file (bad magic)");
+  }
+  alignas(64) std::byte copy[kSector];
+  std::memcpy(copy, p, kSector);
+  PutU64(copy + kChecksumOffset, 0);
+  if (GetU64(p + kChecksumOffset) != Checksum64(copy, kSector, 0x5354524154414831ull)) {
+    return Status::Corruption(path + ": header checksum mismatch");
+  }
+  header->kind = static_cast<FileKind>(GetU32(p + 8));
+  header->version = GetU32(p + 12);
+  header->num_sectors = GetU64(p + 16);
+  header->fields_size = GetU32(p + 24);
+  if (header->kind != expected_kind) {
+    return Status::Corruption(path + ": file kind " +
+                              std::to_string(static_cast<std::uint32_t>(header->kind)) +
+                              " where kind " +
+                              std::to_string(static_cast<std::uint32_t>(expected_kind)) +
+                              " was expected");
+  }
+  if (header->version == 0 || header->version > max_version) {
+    return Status::NotSupported(path + ": format version " + std::to_string(header->version) +
+                                " (this build reads up to " + std::to_string(max_version) + ")");
+  }
+  if (header->fields_size > kMaxHeaderFields) {
+    return Status::Corruption(path + ": header fields size out of range");
+  }
+  fields->assign(reinterpret_cast<const char*>(p + kHeaderFixedSize), header->fields_size);
+  return Status::OK();
+}
+
+void SealSector(std::span<std::byte, kSector> sector, FileKind kind, std::uint64_t sector_index) {
+  PutU64(sector.data() + kSectorPayload,
+         Checksum64(sector.data(), kSectorPayload, SectorSeed(kind, sector_index)));
+}
+
+Status VerifySector(std::span<const std::byte, kSector> sector, FileKind kind,
+                    std::uint64_t sector_index, const std::string& path) {
+  const std::uint64_t want = GetU64(sector.data() + kSectorPayload);
+  if (want != Checksum64(sector.data(), kSectorPayload, SectorSeed(kind, sector_index))) {
+    return Status::Corruption(path + ": checksum mismatch in sector " +
+                              std::to_string(sector_index));
+  }
+  return Status::OK();
+}
+
+}  // namespace strata::format

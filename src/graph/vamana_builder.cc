@@ -1,0 +1,376 @@
+#include "graph/vamana_builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <random>
+#include <string>
+
+#include "base/parallel.h"
+#include "base/timer.h"
+#include "graph/greedy_search.h"
+#include "graph/medoid.h"
+#include "graph/robust_prune.h"
+#include "graph/spin_lock.h"
+#include "graph/vector_view.h"
+
+namespace strata::graph {
+
+void VamanaGraph::AppendGlobalNeighbors(NodeId i, std::vector<VectorId>* out) const {
+  for (const NodeId m : adjacency_.Neighbors(i)) out->push_back(GlobalId(m));
+}
+
+Result<VamanaGraph> VamanaGraph::FromParts(FlatAdjacency adjacency, NodeId entry_point,
+                                           Metric metric, std::uint32_t max_degree,
+                                           ShardIds ids) {
+  const NodeId n = adjacency.size();
+  if (n > 0 && entry_point >= n) {
+    return Status::InvalidArgument("VamanaGraph: entry point " + std::to_string(entry_point) +
+                                   " out of range for " + std::to_string(n) + " nodes");
+  }
+  for (NodeId i = 0; i < n; ++i) {
+    if (adjacency.Degree(i) > max_degree) {
+      return Status::InvalidArgument("VamanaGraph: node " + std::to_string(i) + " has degree " +
+                                     std::to_string(adjacency.Degree(i)) + " > max_degree " +
+                                     std::to_string(max_degree));
+    }
+  }
+  if (!ids.ids.empty() && ids.ids.size() != n) {
+    return Status::InvalidArgument("VamanaGraph: id mapping has " +
+                                   std::to_string(ids.ids.size()) + " ids for " +
+                                   std::to_string(n) + " nodes");
+  }
+  VamanaGraph g;
+  g.adjacency_ = std::move(adjacency);
+  g.entry_point_ = entry_point;
+  g.metric_ = metric;
+  g.max_degree_ = max_degree;
+  g.id_offset_ = ids.offset;
+  g.global_ids_.assign(ids.ids.begin(), ids.ids.end());
+  return g;
+}
+
+namespace {
+
+// Per-thread buffers and counters; reused across every node a thread inserts.
+struct Worker {
+  Worker(const VectorView& v, const FlatAdjacency& g, SpinLock* locks) : searcher(v, g, locks) {}
+  GraphSearcher searcher;
+  std::vector<Neighbor> pool;
+  std::vector<NodeId> pruned;      // new list of the node being inserted
+  std::vector<Neighbor> rev_pool;  // reverse-edge re-prune of a neighbour
+  std::vector<NodeId> rev_pruned;
+  std::vector<NodeId> snapshot;
+  PruneScratch prune;
+  std::uint64_t search_dc = 0;
+  std::uint64_t prune_dc = 0;
+  std::uint64_t reverse_prunes = 0;
+  std::uint64_t cleanup_prunes = 0;
+};
+
+bool SameList(std::span<const NodeId> a, const std::vector<NodeId>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// Checks values before building: a NaN would silently poison every
+// comparison involving its row. Returns the lowest offending row.
+Status CheckRows(const VectorView& v, Metric metric, std::uint32_t threads) {
+  std::atomic<std::uint64_t> bad_nonfinite{std::numeric_limits<std::uint64_t>::max()};
+  std::atomic<std::uint64_t> bad_norm{std::numeric_limits<std::uint64_t>::max()};
+  auto atomic_min = [](std::atomic<std::uint64_t>& a, std::uint64_t x) {
+    std::uint64_t cur = a.load(std::memory_order_relaxed);
+    while (x < cur && !a.compare_exchange_weak(cur, x, std::memory_order_relaxed)) {
+    }
+  };
+  ParallelForChunks(v.size(), threads, 4096, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) {
+      const float* row = v.Row(static_cast<NodeId>(i));
+      double norm = 0.0;
+      bool finite = true;
+      for (std::size_t j = 0; j < v.dim(); ++j) {
+        finite &= std::isfinite(row[j]);
+        norm += static_cast<double>(row[j]) * row[j];
+      }
+      if (!finite) {
+        atomic_min(bad_nonfinite, i);
+        return;
+      }
+      if (metric == Metric::kCosine && std::abs(norm - 1.0) > 1e-3) atomic_min(bad_norm, i);
+    }
+  });
+  if (bad_nonfinite.load() != std::numeric_limits<std::uint64_t>::max()) {
+    return Status::InvalidArgument("BuildVamana: row " + std::to_string(bad_nonfinite.load()) +
+                                   " has a NaN or infinite value");
+  }
+  if (bad_norm.load() != std::numeric_limits<std::uint64_t>::max()) {
+    return Status::InvalidArgument("BuildVamana: row " + std::to_string(bad_norm.load()) +
+                                   " is not unit-norm; normalise rows before a cosine build");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// The build state shared by all threads. Declared a friend of VamanaGraph.
+class VamanaBuilder {
+ public:
+  VamanaBuilder(const VectorView& v, const VamanaBuildOptions& o, const BuildProgressFn& progress)
+      : v_(v), o_(o), progress_(progress), slack_(o.SlackDegree()) {}
+
+  Result<VamanaGraph> Run(ShardIds ids);
+
+ private:
+  PruneParams Params(float alpha) const {
+    return PruneParams{.max_degree = o_.max_degree,
+                       .alpha = alpha,
+                       .max_occlusion_size = o_.max_occlusion_size,
+                       .schedule = o_.alpha_schedule,
+                       .saturate = o_.saturate_graph};
+  }
+  void RunPass(std::uint64_t seed, const PruneParams& params, double p_begin, double p_end);
+  void InsertNode(NodeId p, const PruneParams& params, Worker& w);
+  void AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w);
+  void PruneOverfull(const PruneParams& params);
+  void Report(double fraction);
+
+  const VectorView& v_;
+  const VamanaBuildOptions& o_;
+  const BuildProgressFn& progress_;
+  const std::uint32_t slack_;  // list capacity during the build
+  std::uint32_t threads_ = 1;
+  NodeId entry_ = kInvalidNode;
+  FlatAdjacency graph_;
+  std::unique_ptr<SpinLock[]> locks_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::mutex progress_mu_;
+  double last_progress_ = -1.0;  // GUARDED_BY(progress_mu_)
+};
+
+void VamanaBuilder::Report(double fraction) {
+  if (!progress_) return;
+  // try_lock: a thread never waits on another's callback; a skipped report
+  // is superseded by the next one.
+  std::unique_lock<std::mutex> lock(progress_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  if (fraction <= last_progress_) return;
+  last_progress_ = fraction;
+  progress_(fraction);
+}
+
+void VamanaBuilder::InsertNode(NodeId p, const PruneParams& params, Worker& w) {
+  const NodeId entries[1] = {entry_};
+  w.search_dc += w.searcher.Search(v_.Row(p), entries, o_.search_list_size, &w.pool)
+                     .distance_computations;
+  // The paper prunes V ∪ N_out(p). In the first pass N(p) holds reverse edges
+  // other nodes gave p; in a second pass, p's previous list. Most are already
+  // in V; RobustPrune drops the duplicates.
+  {
+    std::lock_guard<SpinLock> guard(locks_[p]);
+    const auto nb = graph_.Neighbors(p);
+    w.snapshot.assign(nb.begin(), nb.end());
+  }
+  for (const NodeId j : w.snapshot) w.pool.push_back({j, v_.Distance(p, j)});
+  w.prune_dc += w.snapshot.size();
+  w.prune_dc += RobustPrune(p, &w.pool, params, v_, &w.prune, &w.pruned);
+  {
+    std::lock_guard<SpinLock> guard(locks_[p]);
+    const auto cur = graph_.Neighbors(p);
+    if (!SameList(cur, w.snapshot)) {
+      // Reverse edges arrived while p was being pruned: keep them in the
+      // slack slots rather than losing them (DiskANN drops them).
+      for (const NodeId x : cur) {
+        if (w.pruned.size() >= slack_) break;
+        if (std::find(w.snapshot.begin(), w.snapshot.end(), x) == w.snapshot.end() &&
+            std::find(w.pruned.begin(), w.pruned.end(), x) == w.pruned.end()) {
+          w.pruned.push_back(x);
+        }
+      }
+    }
+    graph_.Set(p, w.pruned);
+  }
+  for (const NodeId j : w.pruned) AddReverseEdge(j, p, params, w);
+}
+
+void VamanaBuilder::AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w) {
+  // Retry when another thread rewrote N(j) while we pruned a copy; after two
+  // conflicts take our result (DiskANN always does), which at worst loses a
+  // concurrent update of one list.
+  for (int attempt = 0;; ++attempt) {
+    {
+      std::lock_guard<SpinLock> guard(locks_[j]);
+      if (graph_.Contains(j, p)) return;
+      if (graph_.Append(j, p)) return;  // slack left: no prune (seed 002's fix)
+      const auto nb = graph_.Neighbors(j);
+      w.snapshot.assign(nb.begin(), nb.end());
+    }
+    // Full at the slack capacity: re-prune N(j) ∪ {p} down to R, unlocked.
+    w.rev_pool.clear();
+    w.rev_pool.push_back({p, v_.Distance(j, p)});
+    for (const NodeId x : w.snapshot) w.rev_pool.push_back({x, v_.Distance(j, x)});
+    w.prune_dc += w.rev_pool.size();
+    w.prune_dc += RobustPrune(j, &w.rev_pool, params, v_, &w.prune, &w.rev_pruned);
+    ++w.reverse_prunes;
+    std::lock_guard<SpinLock> guard(locks_[j]);
+    if (attempt >= 2 || SameList(graph_.Neighbors(j), w.snapshot)) {
+      graph_.Set(j, w.rev_pruned);
+      return;
+    }
+  }
+}
+
+void VamanaBuilder::RunPass(std::uint64_t seed, const PruneParams& params, double p_begin,
+                            double p_end) {
+  const NodeId n = v_.size();
+  // Fisher-Yates with our own index draw: std::shuffle's use of the engine is
+  // implementation-defined, which would make graphs differ across standard
+  // libraries for the same seed.
+  std::vector<NodeId> order(n);
+  for (NodeId i = 0; i < n; ++i) order[i] = i;
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = n; i > 1; --i) {
+    const std::size_t k = static_cast<std::size_t>(rng() % i);
+    std::swap(order[i - 1], order[k]);
+  }
+  std::atomic<std::uint64_t> done{0};
+  const std::uint64_t report_every = std::max<std::uint64_t>(1, n / 1000);
+  ParallelForChunks(n, threads_, /*grain=*/16, [&](std::size_t b, std::size_t e, unsigned t) {
+    Worker& w = *workers_[t];
+    for (std::size_t i = b; i < e; ++i) {
+      InsertNode(order[i], params, w);
+      const std::uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (d % report_every == 0) {
+        Report(p_begin + (p_end - p_begin) * static_cast<double>(d) / static_cast<double>(n));
+      }
+    }
+  });
+}
+
+void VamanaBuilder::PruneOverfull(const PruneParams& params) {
+  // No other writer runs now, so no locks: each node is pruned by one thread
+  // and only its own list is written.
+  ParallelFor(
+      v_.size(), threads_,
+      [&](std::size_t i, unsigned t) {
+        const auto p = static_cast<NodeId>(i);
+        if (graph_.Degree(p) <= o_.max_degree) return;
+        Worker& w = *workers_[t];
+        w.rev_pool.clear();
+        for (const NodeId x : graph_.Neighbors(p)) w.rev_pool.push_back({x, v_.Distance(p, x)});
+        w.prune_dc += w.rev_pool.size();
+        w.prune_dc += RobustPrune(p, &w.rev_pool, params, v_, &w.prune, &w.rev_pruned);
+        ++w.cleanup_prunes;
+        graph_.Set(p, w.rev_pruned);
+      },
+      /*grain=*/256);
+}
+
+Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
+  const Timer total;
+  BuildStats stats;
+  const NodeId n = v_.size();
+  threads_ = o_.num_threads == 0 ? DefaultThreads() : o_.num_threads;
+  threads_ = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(threads_, 1, n));
+  STRATA_RETURN_IF_ERROR(CheckRows(v_, o_.metric, threads_));
+
+  Timer phase;
+  entry_ = ComputeMedoid(v_, threads_);
+  stats.seconds_medoid = phase.ElapsedSeconds();
+  Report(0.0);
+
+  STRATA_ASSIGN_OR_RETURN(graph_, FlatAdjacency::Create(n, slack_));
+  locks_.reset(new SpinLock[n]);
+  for (std::uint32_t t = 0; t < threads_; ++t) {
+    workers_.push_back(std::make_unique<Worker>(v_, graph_, locks_.get()));
+  }
+
+  // 1 pass: prune with alpha (DiskANN). 2 passes: alpha 1 then alpha (the
+  // paper: a sparse, RNG-like graph first, long edges added in the second).
+  phase.Reset();
+  std::mt19937_64 seeder(o_.seed);
+  constexpr double kPassShare = 0.97;
+  for (std::uint32_t pass = 0; pass < o_.num_passes; ++pass) {
+    const bool last = pass + 1 == o_.num_passes;
+    const PruneParams params = Params(last ? o_.alpha : 1.0f);
+    RunPass(seeder(), params,
+            kPassShare * pass / o_.num_passes, kPassShare * (pass + 1) / o_.num_passes);
+    if (!last) PruneOverfull(params);
+  }
+  stats.seconds_passes = phase.ElapsedSeconds();
+
+  phase.Reset();
+  PruneOverfull(Params(o_.alpha));
+  stats.seconds_cleanup = phase.ElapsedSeconds();
+  Report(0.98);
+
+  phase.Reset();
+  if (o_.connect_unreachable) {
+    stats.connect = ConnectUnreachable(&graph_, entry_, v_, o_.max_degree, o_.search_list_size);
+  } else {
+    const auto seen = ReachableFrom(graph_, entry_);
+    stats.connect.unreachable_before = static_cast<std::uint64_t>(
+        std::count(seen.begin(), seen.end(), 0));
+    stats.connect.unreachable_after = stats.connect.unreachable_before;
+  }
+  stats.seconds_connect = phase.ElapsedSeconds();
+
+  for (const auto& w : workers_) {
+    stats.search_distance_computations += w->search_dc;
+    stats.prune_distance_computations += w->prune_dc;
+    stats.reverse_edge_prunes += w->reverse_prunes;
+    stats.cleanup_prunes += w->cleanup_prunes;
+  }
+  workers_.clear();  // searchers reference graph_; drop them before moving it
+  locks_.reset();
+  // Every list is now <= R: release the slack slots (83 -> 64 words per node at R = 64).
+  graph_.ShrinkCapacity(o_.max_degree);
+
+  VamanaGraph g;
+  g.adjacency_ = std::move(graph_);
+  g.entry_point_ = entry_;
+  g.metric_ = o_.metric;
+  g.max_degree_ = o_.max_degree;
+  g.id_offset_ = ids.offset;
+  g.global_ids_.assign(ids.ids.begin(), ids.ids.end());
+  stats.seconds_total = total.ElapsedSeconds();
+  g.build_stats_ = stats;
+  Report(1.0);
+  return g;
+}
+
+Result<VamanaGraph> BuildVamana(std::span<const float> rows, std::size_t dim,
+                                const VamanaBuildOptions& options,
+                                const BuildProgressFn& progress, ShardIds ids) {
+  STRATA_RETURN_IF_ERROR(options.Validate());
+  STRATA_ASSIGN_OR_RETURN(VectorView view, VectorView::Create(rows, dim, options.metric));
+  if (view.size() == 0) return Status::InvalidArgument("BuildVamana: no rows");
+  if (!ids.ids.empty() && ids.ids.size() != view.size()) {
+    return Status::InvalidArgument("BuildVamana: id mapping has " +
+                                   std::to_string(ids.ids.size()) + " ids for " +
+                                   std::to_string(view.size()) + " rows");
+  }
+  // The per-node arrays and scratch are the build's only large allocations;
+  // report exhaustion as a Status rather than letting bad_alloc escape.
+  try {
+    VamanaBuilder builder(view, options, progress);
+    return builder.Run(ids);
+  } catch (const std::bad_alloc&) {
+    return Status::Aborted("BuildVamana: out of memory for " + std::to_string(view.size()) +
+                           " nodes at max_degree " + std::to_string(options.max_degree));
+  }
+}
+
+Result<GreedySearchResult> GreedySearch(const VamanaGraph& graph, const VectorView& vectors,
+                                        std::span<const float> query, std::uint32_t list_size,
+                                        std::uint32_t k) {
+  if (vectors.metric() != graph.metric()) {
+    return Status::InvalidArgument("GreedySearch: the vectors' metric differs from the graph's");
+  }
+  return GreedySearch(vectors, graph.adjacency(), graph.entry_point(), query, list_size, k);
+}
+
+}  // namespace strata::graph

@@ -1,0 +1,203 @@
+// GraphIndex: opening a graph index directory, loading its node cache, and
+// per-thread searchers over the shared read-only data.
+#include <algorithm>
+#include <deque>
+#include <string>
+
+#include "base/aligned_buffer.h"
+#include "base/parallel.h"
+#include "base/timer.h"
+#include "format/blob_file.h"
+#include "format/manifest.h"
+#include "index/index_files.h"
+#include "search/graph_search.h"
+#include "strata/index.h"
+
+namespace strata {
+
+struct GraphIndex::Impl {
+  search::GraphIndexData data;
+  format::Manifest manifest;
+  OpenOptions options;
+};
+
+struct GraphSearcher::Impl {
+  std::unique_ptr<search::GraphSearchContext> context;
+};
+
+namespace {
+
+// Loads the `count` nodes nearest the entry point by BFS hops (DiskANN's
+// static cache): reads each BFS level's records synchronously, stops once
+// enough nodes are cached.
+Status LoadBfsCache(search::GraphIndexData* data, std::uint64_t count) {
+  const format::GraphLayout& layout = data->nodes.layout();
+  count = std::min<std::uint64_t>(count, layout.num_nodes);
+  if (count == 0) return Status::OK();
+  data->cache.Reserve(count, layout.record_bytes);
+  const std::uint32_t sectors = layout.Locate(0).sectors;
+  AlignedBuffer buffer(static_cast<std::size_t>(sectors) * format::kSector);
+  std::vector<std::byte> scratch;
+  std::vector<std::byte> flat(layout.record_bytes);
+  std::deque<std::uint32_t> frontier{data->entry_point};
+  std::vector<std::uint8_t> seen(layout.num_nodes, 0);
+  seen[data->entry_point] = 1;
+  while (!frontier.empty() && data->cache.size() < count) {
+    const std::uint32_t node = frontier.front();
+    frontier.pop_front();
+    const format::RecordLocation loc = layout.Locate(node);
+    STRATA_RETURN_IF_ERROR(data->nodes.ReadSectors(
+        loc.sector, loc.sectors, std::span<std::byte>(buffer.data(), buffer.size())));
+    format::NodeRecordView view;
+    STRATA_RETURN_IF_ERROR(data->nodes.Decode(
+        loc, std::span<const std::byte>(buffer.data(), buffer.size()), &scratch, &view));
+    // Store the record contiguously (gathered for multi-sector records).
+    const std::byte* start = view.vector.data();
+    std::copy_n(start, layout.record_bytes, flat.data());
+    data->cache.Add(node, flat.data());
+    for (std::uint32_t j = 0; j < view.degree; ++j) {
+      const auto nb = static_cast<std::uint32_t>(view.neighbour(j));
+      if (nb < layout.num_nodes && !seen[nb]) {
+        seen[nb] = 1;
+        frontier.push_back(nb);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+GraphIndex::GraphIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GraphIndex::~GraphIndex() = default;
+
+Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
+                                                     const OpenOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  STRATA_ASSIGN_OR_RETURN(impl->manifest, format::ReadManifest(dir));
+  const format::Manifest& m = impl->manifest;
+  if (m.index_type != "graph") {
+    return Status::InvalidArgument(dir + " holds a '" + m.index_type + "' index, not a graph index");
+  }
+  if (options.verify_checksums) STRATA_RETURN_IF_ERROR(format::VerifyManifestFiles(dir, m));
+  search::GraphIndexData& d = impl->data;
+  d.metric = m.metric;
+  STRATA_ASSIGN_OR_RETURN(d.nodes, format::GraphNodeFile::Open(dir + "/" + kGraphNodesFile));
+  const format::GraphLayout& layout = d.nodes.layout();
+  if (layout.dim != m.dim || layout.num_nodes != m.num_vectors ||
+      layout.element_type != m.element_type) {
+    return Status::Corruption(dir + ": node file does not match the manifest");
+  }
+  if (layout.num_nodes >= 0xFFFFFFFFull) {
+    return Status::NotSupported(dir + ": search supports up to 2^32 - 2 nodes per index shard");
+  }
+  STRATA_ASSIGN_OR_RETURN(format::BlobContents pq_blob,
+                          format::ReadBlobFile(dir + "/" + kPqFile, format::BlobKind::kPqCodes, 1, 2));
+  auto pq = quant::ProductQuantizer::Deserialize(pq_blob.sections[0]);
+  if (!pq.ok()) return pq.status().WithContext(dir + "/" + kPqFile);
+  d.pq = std::move(*pq);
+  d.pq_codes = std::move(pq_blob.sections[1]);
+  if (d.pq.dim() != m.dim || d.pq_codes.size() != m.num_vectors * d.pq.code_size()) {
+    return Status::Corruption(dir + "/" + kPqFile + ": PQ shape does not match the manifest");
+  }
+  if (!m.parameters.contains("entry_point") || !m.parameters["entry_point"].is_number_unsigned() ||
+      m.parameters["entry_point"].get<std::uint64_t>() >= m.num_vectors) {
+    return Status::Corruption(dir + ": manifest has no valid entry_point");
+  }
+  d.entry_point = m.parameters["entry_point"].get<std::uint32_t>();
+  STRATA_RETURN_IF_ERROR(LoadBfsCache(&d, options.cache_nodes));
+  return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
+}
+
+std::uint32_t GraphIndex::dim() const { return impl_->data.dim(); }
+Metric GraphIndex::metric() const { return impl_->data.metric; }
+ElementType GraphIndex::element_type() const { return impl_->data.nodes.layout().element_type; }
+std::uint64_t GraphIndex::num_vectors() const { return impl_->data.num_nodes(); }
+std::uint64_t GraphIndex::cached_nodes() const { return impl_->data.cache.size(); }
+std::size_t GraphIndex::memory_bytes() const { return impl_->data.MemoryBytes(); }
+
+std::string GraphIndex::Describe() const {
+  const format::GraphLayout& l = impl_->data.nodes.layout();
+  std::string s = "graph: " + std::to_string(l.num_nodes) + " x " + std::to_string(l.dim) + " " +
+                  std::string(ElementTypeName(l.element_type)) + " " +
+                  std::string(MetricName(impl_->data.metric)) + ", R=" +
+                  std::to_string(l.max_degree) + ", record " + std::to_string(l.record_bytes) +
+                  " B, ";
+  s += l.records_per_sector ? std::to_string(l.records_per_sector) + " records/sector"
+                            : std::to_string(l.sectors_per_record) + " sectors/record";
+  s += ", pq " + std::to_string(impl_->data.pq.code_size()) + " B";
+  return s;
+}
+
+Result<std::unique_ptr<GraphSearcher>> GraphIndex::NewSearcher(std::uint32_t max_beam_width) const {
+  if (max_beam_width == 0 || max_beam_width > 128) {
+    return Status::InvalidArgument("max beam width must be in 1..128");
+  }
+  auto impl = std::make_unique<GraphSearcher::Impl>();
+  IoQueueOptions io;
+  io.engine = impl_->options.io_engine;
+  io.queue_depth = std::max<std::uint32_t>(max_beam_width, 8);
+  STRATA_ASSIGN_OR_RETURN(impl->context,
+                          search::GraphSearchContext::Create(impl_->data, io, max_beam_width));
+  return std::unique_ptr<GraphSearcher>(new GraphSearcher(std::move(impl)));
+}
+
+GraphSearcher::GraphSearcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GraphSearcher::~GraphSearcher() = default;
+
+Status GraphSearcher::Search(std::span<const float> query, const SearchParams& params,
+                             std::span<VectorId> ids, std::span<float> distances,
+                             QueryStats* stats) {
+  return impl_->context->Search(query, params, ids, distances, stats);
+}
+
+std::string_view GraphSearcher::engine_name() const {
+  return IoEngineName(impl_->context->engine());
+}
+
+Result<BatchSearchResult> SearchBatch(const GraphIndex& index, const VectorMatrix& queries,
+                                      const SearchParams& params, unsigned threads) {
+  STRATA_RETURN_IF_ERROR(params.Validate());
+  if (queries.element_type() != ElementType::kFloat32) {
+    return Status::InvalidArgument("queries must be float32 (read them with ReadAllAsFloat)");
+  }
+  if (queries.dim() != index.dim()) {
+    return Status::InvalidArgument("queries have dimension " + std::to_string(queries.dim()) +
+                                   " but the index has " + std::to_string(index.dim()));
+  }
+  if (threads == 0) threads = DefaultThreads();
+  const std::size_t nq = queries.rows();
+  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, nq)));
+  std::vector<std::unique_ptr<GraphSearcher>> searchers;
+  for (unsigned t = 0; t < threads; ++t) {
+    STRATA_ASSIGN_OR_RETURN(auto s, index.NewSearcher(std::max<std::uint32_t>(params.beam_width, 4)));
+    searchers.push_back(std::move(s));
+  }
+  BatchSearchResult out;
+  out.results.num_queries = nq;
+  out.results.k = params.k;
+  out.results.ids.assign(nq * params.k, kInvalidVectorId);
+  out.results.distances.assign(nq * params.k, 0.0f);
+  out.stats.resize(nq);
+  std::vector<Status> errors(threads);
+  const std::span<const float> all = queries.values<float>();
+  const Timer timer;
+  // One query per thread in flight; queries handed out dynamically.
+  ParallelFor(
+      nq, threads,
+      [&](std::size_t q, unsigned t) {
+        if (!errors[t].ok()) return;
+        errors[t] = searchers[t]->Search(
+            all.subspan(q * queries.dim(), queries.dim()), params,
+            std::span<VectorId>(out.results.ids).subspan(q * params.k, params.k),
+            std::span<float>(out.results.distances).subspan(q * params.k, params.k),
+            &out.stats[q]);
+      },
+      1);
+  out.seconds = timer.ElapsedSeconds();
+  for (const Status& s : errors) STRATA_RETURN_IF_ERROR(s);
+  return out;
+}
+
+}  // namespace strata

@@ -1,0 +1,45 @@
+#include <vector>
+
+#include "base/stats.h"
+#include "strata/search.h"
+
+namespace strata {
+
+SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
+  SearchSummary s;
+  s.num_queries = stats.size();
+  s.seconds = seconds;
+  if (stats.empty()) return s;
+  s.qps = seconds > 0 ? static_cast<double>(stats.size()) / seconds : 0.0;
+  std::vector<double> latency;
+  latency.reserve(stats.size());
+  double wait = 0, total = 0;
+  for (const QueryStats& q : stats) {
+    latency.push_back(q.latency_us);
+    s.mean_pages_read += q.pages_read;
+    s.mean_reads += q.reads;
+    s.mean_hops += q.hops;
+    s.mean_expanded += q.expanded;
+    s.mean_cache_hits += q.cache_hits;
+    s.mean_full_distances += q.full_distances;
+    s.mean_pq_distances += q.pq_distances;
+    wait += q.io_wait_us;
+    total += q.latency_us;
+  }
+  const double n = static_cast<double>(stats.size());
+  s.mean_pages_read /= n;
+  s.mean_reads /= n;
+  s.mean_hops /= n;
+  s.mean_expanded /= n;
+  s.mean_cache_hits /= n;
+  s.mean_full_distances /= n;
+  s.mean_pq_distances /= n;
+  s.mean_io_wait_us = wait / n;
+  s.io_wait_share = total > 0 ? wait / total : 0.0;
+  s.mean_latency_us = total / n;
+  s.p50_latency_us = Percentile(latency, 50);
+  s.p99_latency_us = Percentile(latency, 99);
+  return s;
+}
+
+}  // namespace strata

@@ -1,0 +1,74 @@
+// `strata search`: runs a query file against an index, writes the results
+// (ground-truth format) and optionally a STATS.json.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "command.h"
+#include "search_report.h"
+#include "strata/dataset.h"
+
+namespace strata::cli {
+namespace {
+
+struct SearchArgs {
+  std::string index, queries, out, stats, gt, engine = "auto";
+  SearchParams params;
+  std::uint64_t cache_nodes = 0;
+  unsigned threads = 1;
+};
+
+Status RunSearch(const SearchArgs& a) {
+  OpenOptions open;
+  open.cache_nodes = a.cache_nodes;
+  STRATA_ASSIGN_OR_RETURN(open.io_engine, ParseIoEngine(a.engine));
+  STRATA_ASSIGN_OR_RETURN(auto index, GraphIndex::Open(a.index, open));
+  STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
+  std::optional<GroundTruth> gt;
+  if (!a.gt.empty()) {
+    STRATA_ASSIGN_OR_RETURN(gt, ReadGroundTruth(a.gt));
+  }
+  ReportRow row;
+  row.params = a.params;
+  row.threads = a.threads;
+  STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row));
+  STRATA_RETURN_IF_ERROR(WriteGroundTruth(a.out, r.results));
+  const SearchSummary& s = row.summary;
+  std::printf("%s\n%zu queries, %u threads, L=%u W=%u k=%u, cache %llu nodes: %.0f QPS, "
+              "latency mean %.0f us p50 %.0f p99 %.0f, %.1f pages/query, %.1f hops",
+              index->Describe().c_str(), s.num_queries, a.threads, a.params.list_size,
+              a.params.beam_width, a.params.k,
+              static_cast<unsigned long long>(index->cached_nodes()), s.qps, s.mean_latency_us,
+              s.p50_latency_us, s.p99_latency_us, s.mean_pages_read, s.mean_hops);
+  if (row.recall) std::printf(", recall@%u %.4f", a.params.k, *row.recall);
+  std::printf("\nwrote %s\n", a.out.c_str());
+  if (!a.stats.empty()) {
+    std::ofstream f(a.stats);
+    f << RowToJson(row, *index).dump(2) << "\n";
+    if (!f) return Status::IOError("cannot write " + a.stats);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddSearchCommand(CLI::App& root, CommandAction* action) {
+  auto a = std::make_shared<SearchArgs>();
+  CLI::App* cmd = root.add_subcommand("search", "Search an index with a query file");
+  cmd->add_option("--index", a->index, "Index directory")->required();
+  cmd->add_option("--queries", a->queries, "Query vectors")->required();
+  cmd->add_option("--out", a->out, "Results file (.ibin: ids and distances)")->required();
+  cmd->add_option("--k", a->params.k, "Neighbours per query")->capture_default_str();
+  cmd->add_option("--L", a->params.list_size, "Search list size")->capture_default_str();
+  cmd->add_option("--beamwidth,-W", a->params.beam_width, "Reads per round")->capture_default_str();
+  cmd->add_option("--cache-nodes", a->cache_nodes, "Nodes cached in RAM (BFS from the entry)")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Search threads")->capture_default_str();
+  cmd->add_option("--io-engine", a->engine, "auto, uring, aio or pread")->capture_default_str();
+  cmd->add_option("--stats", a->stats, "Write summary statistics as JSON");
+  cmd->add_option("--gt", a->gt, "Ground truth, to report recall@k");
+  cmd->callback([a, action] { *action = [a] { return RunSearch(*a); }; });
+}
+
+}  // namespace strata::cli
