@@ -15,7 +15,8 @@
 // bench/scripts/kmeans_vs_faiss.py):
 //   quant_pq_bench --kmeans_fbin=PATH [--kmeans_k=1024] [--kmeans_iters=20]
 //       [--kmeans_threads=2] [--kmeans_out=CENTROIDS.fbin] [--kmeans_seed=1234]
-//       [--kmeans_max_sample_bytes=134217728] [--kmeans_init=random|kmeans++]
+//       [--kmeans_max_sample_bytes=134217728] [--kmeans_init=kmeans++|random]
+//       [--kmeans_init_rows_per_centroid=8]
 // trains k-means on the .fbin file (u32 n, u32 d, n*d float32) and prints
 // one JSON line: wall seconds of TrainKMeans, sample rows, objective per
 // iteration.
@@ -262,8 +263,9 @@ int RunKMeansDriver(const std::map<std::string, std::string>& flags) {
   opt.threads = static_cast<unsigned>(std::stoul(get("kmeans_threads", "2")));
   opt.seed = std::stoull(get("kmeans_seed", "1234"));
   opt.max_sample_bytes = std::stoull(get("kmeans_max_sample_bytes", "134217728"));
-  opt.init = get("kmeans_init", "random") == "kmeans++" ? KMeansInit::kKMeansPlusPlus
-                                                        : KMeansInit::kRandomRows;
+  opt.init = get("kmeans_init", "kmeans++") == "random" ? KMeansInit::kRandomRows
+                                                        : KMeansInit::kKMeansPlusPlus;
+  opt.init_rows_per_centroid = std::stoul(get("kmeans_init_rows_per_centroid", "8"));
   Timer timer;
   auto res = TrainKMeans(x.data(), n, d, opt);
   const double seconds = timer.ElapsedSeconds();

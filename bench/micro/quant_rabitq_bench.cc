@@ -309,6 +309,67 @@ BENCHMARK(BM_RotationAccuracy)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
+// ---- Accuracy of the ex-code search modes (not a speed benchmark) ----
+// args {total_bits, ex_search (0 exact, 1 fast)}, D = 768. Gaussian data
+// around a centre, Gaussian queries; reports the RMS error of the refined
+// B-bit estimate in units of the unit-vector inner product beta (the error
+// of est divided by 2 ||r|| ||q - c||).
+void BM_ExCodeAccuracy(benchmark::State& state) {
+  const auto bits = static_cast<std::uint32_t>(state.range(0));
+  const auto search = static_cast<ExCodeSearch>(state.range(1));
+  constexpr std::size_t kDim = 768;
+  constexpr std::size_t kRows = 1024;
+  const auto qz = MustCreate({.dim = kDim, .total_bits = bits, .ex_search = search});
+  const auto data = Gaussian(kRows * kDim, 31);
+  const auto queries = Gaussian(kRows * kDim, 32);
+  const auto centroid = Gaussian(kDim, 33, 0.3);
+  const std::size_t block_bytes = qz.layout().ram_batch_bytes();
+  const std::size_t record_bytes = qz.layout().ssd_record_bytes();
+  std::vector<std::uint8_t> blocks(kRows / kBatchSize * block_bytes);
+  std::vector<std::uint8_t> records(kRows * record_bytes);
+  std::vector<float> rc(qz.padded_dim());
+  qz.RotateCentroid(centroid.data(), rc.data());
+  double sum_sq = 0.0;
+  for (auto _ : state) {
+    if (!qz.EncodeCluster(data.data(), kRows, centroid.data(), blocks.data(), records.data(), 0)
+             .ok()) {
+      std::abort();
+    }
+    sum_sq = 0.0;
+    RabitqQuery query;
+    for (std::size_t i = 0; i < kRows; ++i) {
+      const float* q = queries.data() + i * kDim;
+      const float* o = data.data() + i * kDim;
+      if (!qz.PrepareQuery(q, &query).ok()) std::abort();
+      const ClusterQueryFactors cluster = qz.ForCluster(query, rc.data());
+      const float prefix =
+          qz.ExactPrefixIp(query, blocks.data() + (i / kBatchSize) * block_bytes, i % kBatchSize);
+      const double est = qz.Refine(query, cluster, prefix, records.data() + i * record_bytes);
+      double truth = 0.0, r2 = 0.0, qc2 = 0.0;
+      for (std::size_t j = 0; j < kDim; ++j) {
+        truth += (static_cast<double>(o[j]) - q[j]) * (static_cast<double>(o[j]) - q[j]);
+        r2 += (static_cast<double>(o[j]) - centroid[j]) * (o[j] - centroid[j]);
+        qc2 += (static_cast<double>(q[j]) - centroid[j]) * (q[j] - centroid[j]);
+      }
+      const double err = (est - truth) / (2.0 * std::sqrt(r2 * qc2));
+      sum_sq += err * err;
+    }
+  }
+  state.counters["rms_beta_error"] = std::sqrt(sum_sq / kRows);
+  state.SetLabel(search == ExCodeSearch::kExact ? "exact" : "fast");
+}
+BENCHMARK(BM_ExCodeAccuracy)
+    ->ArgNames({"B", "fast"})
+    ->Args({1, 0})
+    ->Args({3, 0})
+    ->Args({3, 1})
+    ->Args({5, 0})
+    ->Args({5, 1})
+    ->Args({9, 0})
+    ->Args({9, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace strata::quant::rabitq
 

@@ -41,7 +41,9 @@ struct VamanaBuildOptions {
   // Graph slack: a node may collect up to floor(slack_factor * max_degree)
   // reverse edges before it is pruned back to max_degree (DiskANN's
   // GRAPH_SLACK_FACTOR). Pruning at exactly R on every reverse edge cost three
-  // quarters of build time in seed 002. In [1, 4].
+  // quarters of build time in seed 002; here (30k x 128) slack 1.0 made 16x
+  // more reverse-edge prunes and 5.5x more prune distance work than 1.3, for
+  // the same recall. In [1, 4].
   float slack_factor = 1.3f;
   // C (maxc): RobustPrune considers only the nearest this many candidates. >= max_degree.
   std::uint32_t max_occlusion_size = 750;
@@ -50,7 +52,13 @@ struct VamanaBuildOptions {
   // the single pass prunes with `alpha`.
   std::uint32_t num_passes = 1;
   // Threshold schedule inside each prune; see AlphaSchedule. DiskANN: kRising
-  // with 1 pass; the paper: kFixed with 2 passes.
+  // with 1 pass; the paper: kFixed with 2 passes. Measured on a 100k x 128
+  // Gaussian mixture (64 clusters, R 64, L_build 125, 2 threads): DiskANN's
+  // took 49 s CPU for recall@10 0.998 at search L 50, the paper's 69 s for
+  // 0.937: the rising schedule fills the first slots with the alpha = 1
+  // (direction-diverse) set, while a fixed alpha lets near neighbours in
+  // already-covered directions take them first. A second pass with kRising
+  // adds little (~+0.001 recall for 1.5x the time).
   AlphaSchedule alpha_schedule = AlphaSchedule::kRising;
   // After pruning, fill free slots with the nearest unselected candidates
   // (DiskANN's saturate_graph; off by default there and here).

@@ -37,8 +37,8 @@ inline float HalfBitsToFloat(std::uint16_t h) {
   // branch-free (it will not if-convert around a float operation).
   const std::uint32_t is_inf_nan = 0u - static_cast<std::uint32_t>(exp == kShiftedExp);
   const std::uint32_t is_subnormal = 0u - static_cast<std::uint32_t>(exp == 0);
-  const std::uint32_t magnitude = (inf_nan & is_inf_nan) | (subnormal & is_subnormal) |
-                                  (normal & ~(is_inf_nan | is_subnormal));
+  const std::uint32_t magnitude =
+      (inf_nan & is_inf_nan) | (subnormal & is_subnormal) | (normal & ~(is_inf_nan | is_subnormal));
   return BitsToFloat(magnitude | (static_cast<std::uint32_t>(h & 0x8000u) << 16));
 }
 

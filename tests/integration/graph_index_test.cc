@@ -35,7 +35,9 @@ Dataset MakeData(const testutil::ScratchDir& dir, Metric metric, ElementType typ
                                                        : ".fbin";
   d.base = dir.File("base" + ext);
   d.queries = dir.File("query" + ext);
-  EXPECT_TRUE(WriteSynthetic(opt, d.base, d.queries, {.sync = false}).ok());
+  DatasetWriteOptions write;
+  write.sync = false;
+  EXPECT_TRUE(WriteSynthetic(opt, d.base, d.queries, write).ok());
   ExactKnnOptions gt_opt;
   gt_opt.k = 10;
   gt_opt.metric = metric;

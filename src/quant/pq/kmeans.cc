@@ -39,6 +39,7 @@ namespace {
 // Stream ids for MixSeed, so sampling and seeding draw independent numbers.
 constexpr std::uint64_t kSampleStream = 1;
 constexpr std::uint64_t kInitStream = 2;
+constexpr std::uint64_t kInitSubsetStream = 4;
 
 Status CheckFinite(const float* x, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
@@ -189,7 +190,16 @@ Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::si
   result.centroids.resize(k * d);
   const std::uint64_t init_seed = MixSeed(options.seed, kInitStream);
   if (options.init == KMeansInit::kKMeansPlusPlus) {
-    InitKMeansPlusPlus(data, n, d, k, init_seed, threads, result.centroids.data());
+    const std::size_t rows = options.init_rows_per_centroid > 0
+                                 ? std::min(n, k * options.init_rows_per_centroid)
+                                 : n;
+    if (rows < n) {
+      std::vector<float> subset;
+      GatherRows(data, d, SampleRows(n, rows, MixSeed(options.seed, kInitSubsetStream)), &subset);
+      InitKMeansPlusPlus(subset.data(), rows, d, k, init_seed, threads, result.centroids.data());
+    } else {
+      InitKMeansPlusPlus(data, n, d, k, init_seed, threads, result.centroids.data());
+    }
   } else {
     InitRandomRows(data, n, d, k, init_seed, result.centroids.data());
   }

@@ -78,6 +78,7 @@ TEST(KMeans, RepairsEmptyClusters) {
   opt.k = k;
   opt.iterations = 10;
   opt.threads = 1;
+  opt.init = KMeansInit::kRandomRows;
   auto res = TrainKMeans(x.data(), n, d, opt);
   ASSERT_TRUE(res.ok());
   EXPECT_GT(res->empty_clusters_repaired, 0u);
@@ -186,6 +187,7 @@ TEST(KMeans, ZeroIterationsReturnsInitialRows) {
   KMeansOptions opt;
   opt.k = 5;
   opt.iterations = 0;
+  opt.init = KMeansInit::kRandomRows;
   auto res = TrainKMeans(x.data(), n, d, opt);
   ASSERT_TRUE(res.ok());
   EXPECT_TRUE(res->objective.empty());

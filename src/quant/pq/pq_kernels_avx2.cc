@@ -67,50 +67,6 @@ void ArgminUpdateAvx2(const float* tile, std::size_t ld, std::size_t rows, std::
   }
 }
 
-// Gathers 8 subspaces' entries per instruction: lane l reads
-// table[(j + l) * 256 + code[j + l]]; four accumulators as in the scalar loop.
-inline float AdcOneAvx2(const float* table, std::size_t m, const std::uint8_t* code) {
-  const __m256i lane = _mm256_setr_epi32(0, 256, 512, 768, 1024, 1280, 1536, 1792);
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  std::size_t j = 0;
-  for (; j + 32 <= m; j += 32) {
-    const __m256i x0 = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(code + j)));
-    const __m256i x1 = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(code + j + 8)));
-    const __m256i x2 = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(code + j + 16)));
-    const __m256i x3 = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(code + j + 24)));
-    const float* t = table + j * kPqCentroids;
-    a0 = _mm256_add_ps(a0, _mm256_i32gather_ps(t, _mm256_add_epi32(x0, lane), 4));
-    a1 = _mm256_add_ps(a1, _mm256_i32gather_ps(t + 8 * kPqCentroids,
-                                                _mm256_add_epi32(x1, lane), 4));
-    a2 = _mm256_add_ps(a2, _mm256_i32gather_ps(t + 16 * kPqCentroids,
-                                                _mm256_add_epi32(x2, lane), 4));
-    a3 = _mm256_add_ps(a3, _mm256_i32gather_ps(t + 24 * kPqCentroids,
-                                                _mm256_add_epi32(x3, lane), 4));
-  }
-  for (; j + 8 <= m; j += 8) {
-    const __m256i x = _mm256_cvtepu8_epi32(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(code + j)));
-    a0 = _mm256_add_ps(
-        a0, _mm256_i32gather_ps(table + j * kPqCentroids, _mm256_add_epi32(x, lane), 4));
-  }
-  const __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
-  __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-  h = _mm_add_ss(h, _mm_movehdup_ps(h));
-  float sum = _mm_cvtss_f32(h);
-  for (; j < m; ++j) sum += table[j * kPqCentroids + code[j]];
-  return sum;
-}
-
-void AdcBatchAvx2(const float* table, std::size_t m, const std::uint8_t* codes, std::size_t n,
-                  float bias, float* out) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = bias + AdcOneAvx2(table, m, codes + i * m);
-}
-
 }  // namespace
 
 const PqKernels* Avx2PqKernels() {
@@ -118,8 +74,8 @@ const PqKernels* Avx2PqKernels() {
     PqKernels t;
     t.isa = kernels::Isa::kAvx2;
     t.argmin_update = &ArgminUpdateAvx2;
-    t.adc_one = &AdcOneAvx2;
-    t.adc_batch = &AdcBatchAvx2;
+    t.adc_one = &AdcOneGeneric;  // gathers measured slower (see generic)
+    t.adc_batch = &AdcBatchGeneric;
     t.l2_table = &L2TableGeneric;
     t.ip_table = &IpTableGeneric;
     return t;

@@ -92,8 +92,8 @@ TEST(RabitqEstimator, UnbiasedOverRandomRotations) {
     std::size_t dim;
     int rotations;
   };
-  for (const Setup& s : {Setup{RotatorKind::kFhtKac, 256, 1500},
-                         Setup{RotatorKind::kDense, 128, 400}}) {
+  for (const Setup& s :
+       {Setup{RotatorKind::kFhtKac, 256, 1500}, Setup{RotatorKind::kDense, 128, 400}}) {
     const std::size_t d = s.dim;
     const double beta = 0.5;
     std::vector<float> c(d, 0.0f);
@@ -130,13 +130,49 @@ TEST(RabitqEstimator, UnbiasedOverRandomRotations) {
   }
 }
 
+TEST(RabitqEstimator, FhtRotationMatchesHaarOnSparseInputs) {
+  // Isotropic data cannot tell a structured rotation from a Haar one; very
+  // sparse vectors (2 non-zeros, sharing one with the query: beta = 1/2) are
+  // the worst case for a Hadamard-based transform. The 1-bit estimator's
+  // error sd must match the Haar prediction sqrt((1 - beta^2)(pi/2 - 1) /
+  // (D' - 1)); with 4 rounds instead of 6 the Kac variant is 12 % (D' = 768)
+  // and 33 % (D' = 1536) above it.
+  for (std::size_t d : {768u, 1536u}) {
+    const auto qz = MakeQuantizer({.dim = d, .rotator = RotatorKind::kFhtKac, .seed = 33});
+    const std::vector<float> c(d, 0.0f);
+    std::vector<float> rc(d);
+    qz.RotateCentroid(c.data(), rc.data());
+    Xoshiro256 rng(34);
+    std::vector<double> errors;
+    for (int i = 0; i < 2500; ++i) {
+      std::size_t idx[3];
+      idx[0] = rng.Next() % d;
+      do idx[1] = rng.Next() % d;
+      while (idx[1] == idx[0]);
+      do idx[2] = rng.Next() % d;
+      while (idx[2] == idx[0] || idx[2] == idx[1]);
+      Pair pair{c, c};
+      pair.o[idx[0]] = pair.q[idx[0]] = (rng.Next() & 1) ? 1.0f : -1.0f;
+      pair.o[idx[1]] = (rng.Next() & 1) ? 1.0f : -1.0f;
+      pair.q[idx[2]] = (rng.Next() & 1) ? 1.0f : -1.0f;
+      errors.push_back(Evaluate(qz, pair, c, rc).refined);  // exact sums, no LUT
+    }
+    const MeanSe m = Summarise(errors);
+    const double haar = std::sqrt(0.75 * (M_PI / 2 - 1) / (static_cast<double>(d) - 1));
+    std::printf("[ rabitq ] fht D=%zu 2-sparse pairs: error sd / Haar %.4f, mean %+.5f (se %.5f)\n",
+                d, m.sd / haar, m.mean, m.se);
+    // The sd of a sample sd is ~ sd / sqrt(2n) = 1.4 %.
+    EXPECT_NEAR(m.sd / haar, 1.0, 0.06) << "D " << d;
+    EXPECT_LT(std::fabs(m.mean), 4.0 * m.se) << "D " << d;
+  }
+}
+
 TEST(RabitqEstimator, UnbiasedOverRandomPairs) {
   // The same claim with many isotropic pairs and one rotation, at the
   // dimension of seed 003's experiment, for the IP metric too.
   const std::size_t d = 768;
   for (Metric metric : {Metric::kL2, Metric::kInnerProduct}) {
-    const auto qz =
-        MakeQuantizer({.dim = d, .metric = metric, .total_bits = 3, .prefix_dim = 256});
+    const auto qz = MakeQuantizer({.dim = d, .metric = metric, .total_bits = 3, .prefix_dim = 256});
     PairSource source(d, 11);
     std::vector<float> rc(d);
     qz.RotateCentroid(source.c.data(), rc.data());
@@ -150,8 +186,8 @@ TEST(RabitqEstimator, UnbiasedOverRandomPairs) {
       const auto cluster = qz.ForCluster(query, rc.data());
       BatchEstimates be;
       qz.EstimateBatch(query, cluster, enc.block.data(), &be);
-      const float full =
-          qz.Refine(query, cluster, qz.ExactPrefixIp(query, enc.block.data(), 0), enc.record.data());
+      const float full = qz.Refine(query, cluster, qz.ExactPrefixIp(query, enc.block.data(), 0),
+                                   enc.record.data());
       double truth;
       double scale;  // d est / d beta
       const double ro = std::sqrt(testing::SquaredL2(pair.o.data(), source.c.data(), d));
@@ -168,8 +204,9 @@ TEST(RabitqEstimator, UnbiasedOverRandomPairs) {
     }
     const MeanSe mp = Summarise(prefix);
     const MeanSe mr = Summarise(refined);
-    std::printf("[ rabitq ] %s D=768 D_m=256: prefix mean %+.5f (se %.5f); 3-bit mean %+.5f (se %.5f)\n",
-                std::string(MetricName(metric)).c_str(), mp.mean, mp.se, mr.mean, mr.se);
+    std::printf(
+        "[ rabitq ] %s D=768 D_m=256: prefix mean %+.5f (se %.5f); 3-bit mean %+.5f (se %.5f)\n",
+        std::string(MetricName(metric)).c_str(), mp.mean, mp.se, mr.mean, mr.se);
     EXPECT_LT(std::fabs(mp.mean), 4.0 * mp.se) << MetricName(metric);
     EXPECT_LT(std::fabs(mr.mean), 4.0 * mr.se) << MetricName(metric);
   }
@@ -195,9 +232,10 @@ TEST(RabitqEstimator, FullCodeBoundViolationRateMatchesPromise) {
     }
     const double rate = static_cast<double>(violations) / n;
     const double predicted = NormalUpperTail(1.9 / std::sqrt(1.0 - beta * beta));
-    std::printf("[ rabitq ] full-code bound eps0=1.9 D=256 beta=%.1f: violation rate %.4f "
-                "(predicted %.4f, promise <= %.4f), %zu pairs\n",
-                beta, rate, predicted, NormalUpperTail(1.9), n);
+    std::printf(
+        "[ rabitq ] full-code bound eps0=1.9 D=256 beta=%.1f: violation rate %.4f "
+        "(predicted %.4f, promise <= %.4f), %zu pairs\n",
+        beta, rate, predicted, NormalUpperTail(1.9), n);
     EXPECT_NEAR(rate, predicted, RateTolerance(predicted, n)) << "beta " << beta;
     EXPECT_LE(rate, NormalUpperTail(1.9) + RateTolerance(NormalUpperTail(1.9), n));
   }
@@ -277,9 +315,10 @@ TEST(RabitqEstimator, SplitErrorScalesAsInverseSqrtPrefix) {
       for (const Pair& pair : pairs) errors.push_back(Evaluate(qz, pair, source.c, rc).prefix);
       const MeanSe m = Summarise(errors);
       const double predicted = PredictedSplitSd(beta, d, dm);
-      std::printf("[ rabitq ] split D=768 D_m=%zu beta=%.1f: sd %.5f (predicted %.5f), "
-                  "sd*sqrt(D_m) %.3f, mean %+.5f (se %.5f)\n",
-                  dm, beta, m.sd, predicted, m.sd * std::sqrt(dm), m.mean, m.se);
+      std::printf(
+          "[ rabitq ] split D=768 D_m=%zu beta=%.1f: sd %.5f (predicted %.5f), "
+          "sd*sqrt(D_m) %.3f, mean %+.5f (se %.5f)\n",
+          dm, beta, m.sd, predicted, m.sd * std::sqrt(dm), m.mean, m.se);
       // The standard deviation of a sample sd is ~ sd / sqrt(2n) = 1.4 %.
       EXPECT_NEAR(m.sd / predicted, 1.0, 0.08) << "D_m " << dm << " beta " << beta;
       EXPECT_LT(std::fabs(m.mean), 4.0 * m.se) << "D_m " << dm;
@@ -312,8 +351,8 @@ TEST(RabitqEstimator, SplitBoundViolationRatesMatchSeed) {
   std::vector<Pair> pairs;
   double pairs_beta = -1.0;
   PairSource source(d, 51);
-  for (const Row& row : {Row{0.5, 768, 0.0018}, Row{0.5, 384, 0.0217}, Row{0.9, 768, 0.0},
-                         Row{0.9, 384, 0.0021}}) {
+  for (const Row& row :
+       {Row{0.5, 768, 0.0018}, Row{0.5, 384, 0.0217}, Row{0.9, 768, 0.0}, Row{0.9, 384, 0.0021}}) {
     if (row.beta != pairs_beta) {
       pairs.clear();
       for (std::size_t i = 0; i < n; ++i) pairs.push_back(source.Next(row.beta));
@@ -332,9 +371,10 @@ TEST(RabitqEstimator, SplitBoundViolationRatesMatchSeed) {
       lower_violations += e.lower_violated ? 1 : 0;
     }
     const double rate = static_cast<double>(violations) / n;
-    std::printf("[ rabitq ] split bound eps=1.9 D=768 D_m=%zu beta=%.1f: violation rate %.4f "
-                "(seed 003: %.4f); in-RAM lower bound violated %.4f\n",
-                row.dm, row.beta, rate, row.seed_rate, static_cast<double>(lower_violations) / n);
+    std::printf(
+        "[ rabitq ] split bound eps=1.9 D=768 D_m=%zu beta=%.1f: violation rate %.4f "
+        "(seed 003: %.4f); in-RAM lower bound violated %.4f\n",
+        row.dm, row.beta, rate, row.seed_rate, static_cast<double>(lower_violations) / n);
     EXPECT_NEAR(rate, row.seed_rate, RateTolerance(row.seed_rate, n))
         << "beta " << row.beta << " D_m " << row.dm;
     if (row.dm < d) {

@@ -58,8 +58,7 @@ double ExCodeObjective(const float* a, std::size_t n, int ex_bits, double t) {
   double num = 0.0;
   double den = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double k = std::min<double>(std::floor(t * a[i] + kRoundingSlack),
-                                      kmax);
+    const double k = std::min<double>(std::floor(t * a[i] + kRoundingSlack), kmax);
     num += (k + 0.5) * a[i];
     den += (k + 0.5) * (k + 0.5);
   }
@@ -116,8 +115,8 @@ double ExCodeBestScale(const float* a, std::size_t n, int ex_bits) {
   double num = 0.0;
   double den = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    const int ki = static_cast<int>(
-        std::min<double>(std::floor(t_start * a[i] + kRoundingSlack), kmax));
+    const int ki =
+        static_cast<int>(std::min<double>(std::floor(t_start * a[i] + kRoundingSlack), kmax));
     k[i] = ki;
     num += (ki + 0.5) * a[i];
     den += (ki + 0.5) * (ki + 0.5);

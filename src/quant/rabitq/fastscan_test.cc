@@ -83,15 +83,16 @@ TEST(FastScan, EveryIsaMatchesScalarExactly) {
         const std::size_t tables = dm / 4;
         std::vector<std::uint8_t> lut(tables * 16);
         for (auto& v : lut) {
-          v = mode == 1 ? 255 : mode == 2 ? ((rng.Next() & 7) == 0 ? 255 : 0)
-                                          : static_cast<std::uint8_t>(rng.Next());
+          v = mode == 1   ? 255
+              : mode == 2 ? ((rng.Next() & 7) == 0 ? 255 : 0)
+                          : static_cast<std::uint8_t>(rng.Next());
         }
         std::uint32_t expected[32], got[32];
         FastScanAccumulateScalar(b.block.data(), lut.data(), tables, expected);
         k->accumulate(b.block.data(), lut.data(), tables, got);
         for (int s = 0; s < 32; ++s) {
-          ASSERT_EQ(got[s], expected[s]) << kernels::IsaName(isa) << " dm " << dm << " mode "
-                                         << mode << " slot " << s;
+          ASSERT_EQ(got[s], expected[s])
+              << kernels::IsaName(isa) << " dm " << dm << " mode " << mode << " slot " << s;
         }
         if (mode == 1) {
           EXPECT_EQ(expected[0], 255u * tables);
@@ -113,8 +114,8 @@ TEST(FastScan, FloatLutEntriesAreSubsetSums) {
   std::vector<float> lut(2 * 16);
   BuildFloatLut(q, 2, lut.data());
   EXPECT_EQ(lut[0], 0.0f);
-  EXPECT_EQ(lut[8], 1.0f);   // bit 3 <-> first coordinate
-  EXPECT_EQ(lut[1], 8.0f);   // bit 0 <-> fourth coordinate
+  EXPECT_EQ(lut[8], 1.0f);  // bit 3 <-> first coordinate
+  EXPECT_EQ(lut[1], 8.0f);  // bit 0 <-> fourth coordinate
   EXPECT_EQ(lut[15], 15.0f);
   EXPECT_EQ(lut[16 + 0b1001], 2.0f);  // -1 + 3
   EXPECT_EQ(lut[16 + 0b0110], 0.75f);

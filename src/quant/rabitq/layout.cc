@@ -40,8 +40,7 @@ void PackRamBatch(const RabitqLayout& layout, std::span<const RabitqCode* const>
 }
 
 void UnpackRamBatchSlot(const RabitqLayout& layout, const std::uint8_t* block, std::size_t slot,
-                        std::uint8_t* prefix_bits, float* f_add, float* f_rescale,
-                        float* f_error) {
+                        std::uint8_t* prefix_bits, float* f_add, float* f_rescale, float* f_error) {
   const std::size_t m = ByteOfSlot(slot);
   const int shift = slot < 16 ? 0 : 4;
   if (prefix_bits != nullptr) {

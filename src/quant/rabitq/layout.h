@@ -99,8 +99,7 @@ void PackRamBatch(const RabitqLayout& layout, std::span<const RabitqCode* const>
 // Reads back slot `slot` of a RAM batch block: the D_m/8 canonical prefix
 // bytes into `prefix_bits`, and the three factors (any pointer may be null).
 void UnpackRamBatchSlot(const RabitqLayout& layout, const std::uint8_t* block, std::size_t slot,
-                        std::uint8_t* prefix_bits, float* f_add, float* f_rescale,
-                        float* f_error);
+                        std::uint8_t* prefix_bits, float* f_add, float* f_rescale, float* f_error);
 
 // Writes the SSD record of `code` (layout.ssd_record_bytes() bytes).
 void WriteSsdRecord(const RabitqLayout& layout, const RabitqCode& code, std::uint8_t* record);

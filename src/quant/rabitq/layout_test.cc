@@ -55,10 +55,10 @@ TEST(RabitqLayout, RamBatchBytesAreWhereDocumented) {
   for (auto& c : codes) pointers.push_back(&c);
   std::vector<std::uint8_t> block(layout.ram_batch_bytes(), 0xCC);
   PackRamBatch(layout, pointers, block.data());
-  EXPECT_EQ(block[0], 0x9A);        // slot 16's table-0 nibble 9 high, slot 0's 0xA low
-  EXPECT_EQ(block[16], 0x65);       // table 1: slot 16 -> 6, slot 0 -> 5
-  EXPECT_EQ(block[1], 0x03);        // slot 8's table-0 nibble
-  EXPECT_EQ(block[17], 0x0C);       // slot 8's table-1 nibble
+  EXPECT_EQ(block[0], 0x9A);   // slot 16's table-0 nibble 9 high, slot 0's 0xA low
+  EXPECT_EQ(block[16], 0x65);  // table 1: slot 16 -> 6, slot 0 -> 5
+  EXPECT_EQ(block[1], 0x03);   // slot 8's table-0 nibble
+  EXPECT_EQ(block[17], 0x0C);  // slot 8's table-1 nibble
   EXPECT_EQ(block[32 * 7 + 3], 0xE0);
   EXPECT_EQ(block[32 * 7 + 16 + 3], 0x10);
   EXPECT_EQ(block[2], 0x00);

@@ -86,8 +86,7 @@ Result<RabitqQuantizer> RabitqQuantizer::Create(const RabitqOptions& options) {
   double fast_scale = 0.0;
   if (options.total_bits > 1 && options.ex_search == ExCodeSearch::kFast) {
     // A seed stream distinct from the rotation's.
-    fast_scale = ExCodeFastFraction(rotator->padded_dim(),
-                                    static_cast<int>(options.total_bits) - 1,
+    fast_scale = ExCodeFastFraction(rotator->padded_dim(), static_cast<int>(options.total_bits) - 1,
                                     options.seed ^ 0x9E3779B97F4A7C15ull);
   }
   return RabitqQuantizer(options, std::move(rotator), fast_scale);
@@ -201,7 +200,7 @@ Status RabitqQuantizer::EncodeRotated(const float* o, const float* c, RabitqCode
   double l1 = 0.0;       // sum |r_i| = 2 <u, r>
   double rc = 0.0;       // <r, c>
   double uc_prefix = 0.0;
-  double uc_all = 0.0;   // <u, c> over the prefix / all coordinates
+  double uc_all = 0.0;  // <u, c> over the prefix / all coordinates
   for (std::size_t i = 0; i < dp; ++i) {
     const double r = static_cast<double>(o[i]) - c[i];
     const double ci = c[i];

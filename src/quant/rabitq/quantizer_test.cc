@@ -151,8 +151,8 @@ TEST(RabitqQuantizer, EstimatesMatchTheirDefinitions) {
           BatchEstimates be;
           qz.EstimateBatch(query, cluster, enc.block.data(), &be);
           const double prefix_def = Definition(metric, ro, rc, query.rotated, u, dm);
-          const double lut_bound = std::fabs(code.f_rescale) * 0.5 *
-                                   query.lut_scale.delta * static_cast<double>(dm / 4);
+          const double lut_bound =
+              std::fabs(code.f_rescale) * 0.5 * query.lut_scale.delta * static_cast<double>(dm / 4);
           EXPECT_NEAR(be.est[0], prefix_def, lut_bound + 1e-3 * (1 + std::fabs(prefix_def)));
           EXPECT_FLOAT_EQ(be.lower[0], be.est[0] - code.f_error * cluster.g_error);
 
@@ -270,8 +270,8 @@ TEST(RabitqQuantizer, EmptySlotsEstimateTheCentroidDistance) {
 TEST(RabitqQuantizer, EncodeClusterMatchesPerVectorEncoding) {
   Xoshiro256 rng(7);
   for (Metric metric : {Metric::kL2, Metric::kCosine}) {
-    const auto qz = MakeQuantizer(
-        {.dim = 100, .metric = metric, .total_bits = 3, .prefix_dim = 64, .seed = 9});
+    const auto qz =
+        MakeQuantizer({.dim = 100, .metric = metric, .total_bits = 3, .prefix_dim = 64, .seed = 9});
     const std::size_t n = 70;  // two full batches and a partial one
     const auto data = GaussianVector(rng, n * 100);
     const auto c = GaussianVector(rng, 100, 0.1);
@@ -322,12 +322,11 @@ TEST(RabitqQuantizer, DenseRotatorClusterEncodingAgreesWithSingle) {
   for (std::size_t i = 0; i < 40; ++i) {
     RabitqCode code;
     const auto enc = EncodeOne(qz, data.data() + i * 96, rc.data(), &code);
-    const float single = qz.Refine(query, cluster, qz.ExactPrefixIp(query, enc.block.data(), 0),
-                                   enc.record.data());
+    const float single =
+        qz.Refine(query, cluster, qz.ExactPrefixIp(query, enc.block.data(), 0), enc.record.data());
     const std::uint8_t* block = blocks.data() + (i / 32) * qz.layout().ram_batch_bytes();
-    const float bulk =
-        qz.Refine(query, cluster, qz.ExactPrefixIp(query, block, i % 32),
-                  records.data() + i * qz.layout().ssd_record_bytes());
+    const float bulk = qz.Refine(query, cluster, qz.ExactPrefixIp(query, block, i % 32),
+                                 records.data() + i * qz.layout().ssd_record_bytes());
     // sgemm vs sgemv rounding may flip a sign bit of a near-zero coordinate.
     EXPECT_NEAR(bulk, single, 0.02 * (1 + std::fabs(single))) << i;
   }

@@ -72,8 +72,7 @@ void Rotator::Serialize(std::vector<std::uint8_t>* out) const {
 
 Result<std::unique_ptr<Rotator>> Rotator::Deserialize(std::span<const std::uint8_t> blob) {
   if (blob.size() < kHeaderBytes + kTrailerBytes) {
-    return Status::Corruption("rotator blob too short: " + std::to_string(blob.size()) +
-                              " bytes");
+    return Status::Corruption("rotator blob too short: " + std::to_string(blob.size()) + " bytes");
   }
   const std::uint8_t* p = blob.data();
   if (LoadLE<std::uint32_t>(p) != kRotatorMagic) {

@@ -25,8 +25,8 @@ extern "C" {
 // LAPACK (provided by OpenBLAS), LP64 integer interface.
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
              const int* lwork, int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
-             const double* tau, double* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info);
 }
 
 namespace strata::quant::rabitq {
@@ -78,12 +78,10 @@ class DenseRotator final : public Rotator {
 
  protected:
   std::size_t BodySize() const override { return matrix_.size() * sizeof(float); }
-  void WriteBody(std::uint8_t* out) const override {
-    std::memcpy(out, matrix_.data(), BodySize());
-  }
+  void WriteBody(std::uint8_t* out) const override { std::memcpy(out, matrix_.data(), BodySize()); }
 
  private:
-  std::vector<float> matrix_;  // D' x D', row-major
+  std::vector<float> matrix_;                             // D' x D', row-major
   float (*ip_)(const float*, const float*, std::size_t);  // best float dot product
 };
 
@@ -92,9 +90,8 @@ class DenseRotator final : public Rotator {
 Result<std::unique_ptr<Rotator>> CreateDenseRotator(std::size_t dim, std::uint64_t seed) {
   const std::size_t dp = PaddedDim(dim);
   if (dp > kMaxDenseDim) {
-    return Status::InvalidArgument("dense rotator: padded dim " + std::to_string(dp) +
-                                   " above " + std::to_string(kMaxDenseDim) +
-                                   "; use the fht rotator");
+    return Status::InvalidArgument("dense rotator: padded dim " + std::to_string(dp) + " above " +
+                                   std::to_string(kMaxDenseDim) + "; use the fht rotator");
   }
   const int n = static_cast<int>(dp);
   // Small factorisations are dominated by OpenBLAS's thread start-up and

@@ -5,10 +5,11 @@
 // mass over all coordinates, and a few HD rounds make the coordinates close
 // to those of a Haar rotation for RaBitQ's purposes (the RaBitQ library ships
 // the same construction as its default rotator); it costs O(D' log D') and
-// 4 D' bits instead of O(D'^2) and D'^2 floats. When D' is not a power of two
-// the Hadamard acts on T < D' coordinates, alternately the first and the last
-// T, and the butterfly (x_i, x_{i+D'/2}) mixes the halves, so no coordinate is
-// left out.
+// 4-6 D' bits instead of O(D'^2) and D'^2 floats. When D' is not a power of
+// two the Hadamard acts on T < D' coordinates, alternately the first and the
+// last T, and the butterfly (x_i, x_{i+D'/2}) mixes the halves, so no
+// coordinate is left out; that variant mixes more slowly, hence 6 rounds
+// instead of 4 (FhtRounds, rotator.h).
 //
 // Each round is R_k = K * H_block * S_k with S_k the signs, all three
 // orthogonal (H and K normalised); the normalisations are folded into the
@@ -83,9 +84,10 @@ void KacButterfly(float* x, std::size_t n) {
 
 class FhtRotator final : public Rotator {
  public:
-  // `sign_bits` holds kFhtRounds * D' / 8 bytes (layout in rotator.h).
+  // `sign_bits` holds rounds * D' / 8 bytes (layout in rotator.h).
   FhtRotator(std::size_t dim, std::uint64_t seed, std::vector<std::uint8_t> sign_bits)
       : Rotator(RotatorKind::kFhtKac, dim, seed),
+        rounds_(FhtRounds(padded_dim())),
         block_(LargestPowerOfTwoAtMost(padded_dim())),
         sign_bits_(std::move(sign_bits)) {
     const std::size_t dp = padded_dim();
@@ -93,8 +95,8 @@ class FhtRotator final : public Rotator {
     // times 1/sqrt(2) for the butterfly when there is one.
     const double kac_scale = block_ != dp ? 1.0 / std::sqrt(2.0) : 1.0;
     const double block_scale = kac_scale / std::sqrt(static_cast<double>(block_));
-    multipliers_.resize(kFhtRounds * dp);
-    for (int k = 0; k < kFhtRounds; ++k) {
+    multipliers_.resize(static_cast<std::size_t>(rounds_) * dp);
+    for (int k = 0; k < rounds_; ++k) {
       const std::size_t start = BlockStart(k);
       for (std::size_t i = 0; i < dp; ++i) {
         const bool negate = (sign_bits_[k * dp / 8 + i / 8] >> (i % 8)) & 1u;
@@ -108,7 +110,7 @@ class FhtRotator final : public Rotator {
     const std::size_t dp = padded_dim();
     std::memcpy(out, in, dim() * sizeof(float));
     std::memset(out + dim(), 0, (dp - dim()) * sizeof(float));
-    for (int k = 0; k < kFhtRounds; ++k) {
+    for (int k = 0; k < rounds_; ++k) {
       const float* m = multipliers_.data() + static_cast<std::size_t>(k) * dp;
       for (std::size_t i = 0; i < dp; ++i) out[i] *= m[i];
       Fwht(out + BlockStart(k), block_);
@@ -121,7 +123,7 @@ class FhtRotator final : public Rotator {
     std::vector<float> x(in, in + dp);
     // Each normalised step is symmetric and orthogonal, hence its own
     // inverse: undo the rounds in reverse order, steps reversed.
-    for (int k = kFhtRounds - 1; k >= 0; --k) {
+    for (int k = rounds_ - 1; k >= 0; --k) {
       if (block_ != dp) KacButterfly(x.data(), dp);
       Fwht(x.data() + BlockStart(k), block_);
       const float* m = multipliers_.data() + static_cast<std::size_t>(k) * dp;
@@ -133,27 +135,26 @@ class FhtRotator final : public Rotator {
  protected:
   std::size_t BodySize() const override { return 8 + sign_bits_.size(); }
   void WriteBody(std::uint8_t* out) const override {
-    StoreLE<std::uint32_t>(out, static_cast<std::uint32_t>(kFhtRounds));
+    StoreLE<std::uint32_t>(out, static_cast<std::uint32_t>(rounds_));
     StoreLE<std::uint32_t>(out + 4, static_cast<std::uint32_t>(block_));
     std::memcpy(out + 8, sign_bits_.data(), sign_bits_.size());
   }
 
  private:
   // Even rounds transform the first T coordinates, odd rounds the last T.
-  std::size_t BlockStart(int round) const {
-    return (round % 2 == 0) ? 0 : padded_dim() - block_;
-  }
+  std::size_t BlockStart(int round) const { return (round % 2 == 0) ? 0 : padded_dim() - block_; }
 
+  int rounds_;                           // FhtRounds(D')
   std::size_t block_;                    // T: largest power of two <= D'
-  std::vector<std::uint8_t> sign_bits_;  // kFhtRounds * D'/8 bytes, as serialised
-  std::vector<float> multipliers_;       // kFhtRounds * D': +-(coordinate's round scale)
+  std::vector<std::uint8_t> sign_bits_;  // rounds * D'/8 bytes, as serialised
+  std::vector<float> multipliers_;       // rounds * D': +-(coordinate's round scale)
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Rotator>> CreateFhtRotator(std::size_t dim, std::uint64_t seed) {
   const std::size_t dp = PaddedDim(dim);
-  std::vector<std::uint8_t> bits(kFhtRounds * dp / 8);
+  std::vector<std::uint8_t> bits(static_cast<std::size_t>(FhtRounds(dp)) * dp / 8);
   Xoshiro256 rng(seed);
   for (std::size_t i = 0; i < bits.size(); i += 8) {
     StoreLE<std::uint64_t>(bits.data() + i, rng.Next());  // D'/8 is a multiple of 8
@@ -164,12 +165,12 @@ Result<std::unique_ptr<Rotator>> CreateFhtRotator(std::size_t dim, std::uint64_t
 Result<std::unique_ptr<Rotator>> ReadFhtRotator(std::size_t dim, std::uint64_t seed,
                                                 std::span<const std::uint8_t> body) {
   const std::size_t dp = PaddedDim(dim);
-  const std::size_t sign_bytes = kFhtRounds * dp / 8;
+  const std::size_t sign_bytes = static_cast<std::size_t>(FhtRounds(dp)) * dp / 8;
   if (body.size() != 8 + sign_bytes) {
     return Status::Corruption("fht rotator blob: body of " + std::to_string(body.size()) +
                               " bytes, expected " + std::to_string(8 + sign_bytes));
   }
-  if (LoadLE<std::uint32_t>(body.data()) != static_cast<std::uint32_t>(kFhtRounds) ||
+  if (LoadLE<std::uint32_t>(body.data()) != static_cast<std::uint32_t>(FhtRounds(dp)) ||
       LoadLE<std::uint32_t>(body.data() + 4) != LargestPowerOfTwoAtMost(dp)) {
     return Status::Corruption("fht rotator blob: unexpected rounds or block size");
   }

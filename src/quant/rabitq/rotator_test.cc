@@ -168,20 +168,30 @@ TEST(Rotator, SerializeRoundTripIsBitExact) {
 }
 
 TEST(Rotator, FhtBlobLayout) {
+  EXPECT_EQ(FhtRounds(1024), 4);
+  EXPECT_EQ(FhtRounds(768), 6);
   auto rot = Make(RotatorKind::kFhtKac, 768, 5);
   std::vector<std::uint8_t> blob;
   rot->Serialize(&blob);
-  // 40-byte header + (8 + 4 rounds * 768/8 sign bytes) body + 8-byte checksum.
-  ASSERT_EQ(blob.size(), 40u + 8u + 384u + 8u);
+  // 40-byte header + (8 + 6 rounds * 768/8 sign bytes) body + 8-byte checksum.
+  ASSERT_EQ(blob.size(), 40u + 8u + 576u + 8u);
   EXPECT_EQ(blob[0], 'R');
   EXPECT_EQ(blob[1], 'B');
   EXPECT_EQ(blob[2], 'R');
   EXPECT_EQ(blob[3], 'T');
   EXPECT_EQ(blob[6], 1);  // kind fht
   EXPECT_EQ(blob[8], 0x00);
-  EXPECT_EQ(blob[9], 0x03);  // dim 768 = 0x300, little-endian
+  EXPECT_EQ(blob[9], 0x03);   // dim 768 = 0x300, little-endian
+  EXPECT_EQ(blob[32], 0x48);  // body size 584 = 0x248
+  EXPECT_EQ(blob[33], 0x02);
+  EXPECT_EQ(blob[40], 6);  // rounds
   EXPECT_EQ(blob[44], 0x00);
   EXPECT_EQ(blob[45], 0x02);  // block T = 512
+  // A power-of-two D' has 4 rounds.
+  std::vector<std::uint8_t> blob1024;
+  Make(RotatorKind::kFhtKac, 1000, 5)->Serialize(&blob1024);
+  EXPECT_EQ(blob1024.size(), 40u + 8u + 512u + 8u);
+  EXPECT_EQ(blob1024[40], 4);
 }
 
 TEST(Rotator, DeserializeRejectsDamagedBlobs) {
