@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "quant/rabitq/quantizer.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 #include "quant/rabitq/rotator.h"
 
 namespace strata::quant::rabitq {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 #include "strata/io.h"
 
 namespace strata::testing_io {
@@ -43,37 +45,8 @@ inline bool MatchesPattern(const std::byte* data, std::uint64_t offset, std::siz
   return true;
 }
 
-// A fresh directory removed (with its contents) on destruction. Placed under
-// $STRATA_TEST_TMPDIR, else /var/tmp (disk-backed on Debian), else /tmp.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::vector<std::string> bases;
-    if (const char* env = std::getenv("STRATA_TEST_TMPDIR")) bases.emplace_back(env);
-    bases.emplace_back("/var/tmp");
-    bases.emplace_back("/tmp");
-    for (const std::string& base : bases) {
-      std::string tmpl = base + "/strata_io_test.XXXXXX";
-      if (::mkdtemp(tmpl.data()) != nullptr) {
-        path_ = tmpl;
-        break;
-      }
-    }
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+// Test scratch directories (disk-backed, removed on destruction).
+using testutil::ScratchDir;
 
 // Writes `length` pattern bytes (buffered I/O) to a new file.
 inline bool WritePatternFile(const std::string& path, std::size_t length) {

@@ -11,8 +11,9 @@
 #include "base/parallel.h"
 #include "quant/pq/balanced_assign.h"
 #include "quant/pq/blas_threads.h"
+#include "quant/pq/kmeans_internal.h"
 #include "quant/pq/nearest.h"
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant {
 namespace {
@@ -48,12 +49,59 @@ std::vector<std::size_t> Apportion(const std::vector<std::size_t>& sizes, std::s
   return seats;
 }
 
+// Global Lloyd iterations over all fine centroids, assigning through the
+// two-level structure (see HierarchicalOptions::refine_iterations).
+Status Refine(const float* x, std::size_t m, const HierarchicalOptions& shape, unsigned threads,
+              HierarchicalKMeans* model) {
+  const std::size_t d = model->dim, k = model->k, groups = model->coarse_k();
+  std::vector<std::uint32_t> labels(m);
+  std::vector<float> dist(m);
+  std::vector<std::size_t> counts(k);
+  for (int it = 0; it < shape.refine_iterations; ++it) {
+    STRATA_RETURN_IF_ERROR(AssignHierarchical(*model, x, m, shape.refine_probe, labels.data(),
+                                              dist.data(), threads));
+    double objective = 0;
+    for (const float v : dist) objective += v;
+    model->objective = objective;
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const std::uint32_t l : labels) ++counts[l];
+    internal::UpdateCentroids(x, m, d, k, labels.data(), counts, threads,
+                              model->centroids.data());
+    // Coarse centroid = mean of the rows its group's fine centroids hold.
+    for (std::size_t g = 0; g < groups; ++g) {
+      std::vector<double> sum(d, 0.0);
+      std::size_t rows = 0;
+      for (std::uint32_t j = model->group_offsets[g]; j < model->group_offsets[g + 1]; ++j) {
+        const float* c = model->centroids.data() + std::size_t{j} * d;
+        for (std::size_t i = 0; i < d; ++i) sum[i] += static_cast<double>(counts[j]) * c[i];
+        rows += counts[j];
+      }
+      if (rows == 0) continue;
+      float* cc = model->coarse_centroids.data() + g * d;
+      for (std::size_t i = 0; i < d; ++i) cc[i] = static_cast<float>(sum[i] / rows);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+Status HierarchicalOptions::Validate() const {
+  if (refine_iterations < 0) {
+    return Status::InvalidArgument("HierarchicalOptions.refine_iterations must be >= 0");
+  }
+  if (refine_probe == 0) {
+    return Status::InvalidArgument("HierarchicalOptions.refine_probe must be >= 1");
+  }
+  return Status::OK();
+}
 
 Result<HierarchicalKMeans> TrainHierarchicalKMeans(const float* data, std::size_t n,
                                                    std::size_t d, const KMeansOptions& options,
-                                                   std::size_t coarse_k) {
+                                                   const HierarchicalOptions& shape) {
   STRATA_RETURN_IF_ERROR(options.Validate());
+  STRATA_RETURN_IF_ERROR(shape.Validate());
+  std::size_t coarse_k = shape.coarse_k;
   if (d == 0) return Status::InvalidArgument("hierarchical k-means: dimension must be >= 1");
   if (data == nullptr) return Status::InvalidArgument("hierarchical k-means: null data");
   const std::size_t k = options.k;
@@ -176,6 +224,7 @@ Result<HierarchicalKMeans> TrainHierarchicalKMeans(const float* data, std::size_
     if (!status[g].ok()) return status[g].WithContext("hierarchical k-means group");
     model.objective += objective[g];
   }
+  STRATA_RETURN_IF_ERROR(Refine(sample, m, shape, threads, &model));
   return model;
 }
 

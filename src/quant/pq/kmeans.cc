@@ -10,10 +10,44 @@
 #include "base/parallel.h"
 #include "quant/pq/balanced_assign.h"
 #include "quant/pq/blas_threads.h"
+#include "quant/pq/kmeans_internal.h"
 #include "quant/pq/nearest.h"
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant {
+
+namespace internal {
+
+// Rows are grouped by label (counting sort) and each cluster sums its own
+// rows: parallel over clusters without per-thread k x d accumulators.
+void UpdateCentroids(const float* x, std::size_t n, std::size_t d, std::size_t k,
+                     const std::uint32_t* labels, const std::vector<std::size_t>& counts,
+                     unsigned threads, float* centroids) {
+  std::vector<std::size_t> offsets(k + 1, 0);
+  for (std::size_t c = 0; c < k; ++c) offsets[c + 1] = offsets[c] + counts[c];
+  std::vector<std::size_t> order(n);
+  {
+    std::vector<std::size_t> fill(offsets.begin(), offsets.end() - 1);
+    for (std::size_t r = 0; r < n; ++r) order[fill[labels[r]]++] = r;
+  }
+  ParallelForChunks(k, threads, 16, [&](std::size_t cb, std::size_t ce, unsigned) {
+    std::vector<double> sum(d);
+    for (std::size_t c = cb; c < ce; ++c) {
+      const std::size_t b = offsets[c], e = offsets[c + 1];
+      if (b == e) continue;
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (std::size_t i = b; i < e; ++i) {
+        const float* row = x + order[i] * d;
+        for (std::size_t j = 0; j < d; ++j) sum[j] += row[j];
+      }
+      const double inv = 1.0 / static_cast<double>(e - b);
+      float* out = centroids + c * d;
+      for (std::size_t j = 0; j < d; ++j) out[j] = static_cast<float>(sum[j] * inv);
+    }
+  });
+}
+
+}  // namespace internal
 
 Status KMeansOptions::Validate() const {
   if (k == 0) return Status::InvalidArgument("KMeansOptions.k must be >= 1");
@@ -61,7 +95,7 @@ void InitRandomRows(const float* x, std::size_t n, std::size_t d, std::size_t k,
 
 void InitKMeansPlusPlus(const float* x, std::size_t n, std::size_t d, std::size_t k,
                         std::uint64_t seed, unsigned threads, float* centroids) {
-  Rng rng(seed);
+  Xoshiro256 rng(seed);
   std::vector<float> mind(n);
   std::size_t pick = static_cast<std::size_t>(rng.Below(n));
   for (std::size_t j = 0; j < k; ++j) {
@@ -137,41 +171,14 @@ std::size_t RepairEmptyClusters(std::size_t n, std::size_t k, std::uint32_t* lab
   return next_empty;
 }
 
-// centroid c = mean of its rows. Rows are grouped by label (counting sort) and
-// each cluster sums its own rows in row order, in double: parallel over
-// clusters without per-thread k x d accumulators, and bit-identical for any
-// thread count. Clusters without rows keep their previous centroid.
-void UpdateCentroids(const float* x, std::size_t n, std::size_t d, std::size_t k,
-                     const std::uint32_t* labels, const std::vector<std::size_t>& counts,
-                     unsigned threads, float* centroids) {
-  std::vector<std::size_t> offsets(k + 1, 0);
-  for (std::size_t c = 0; c < k; ++c) offsets[c + 1] = offsets[c] + counts[c];
-  std::vector<std::size_t> order(n);
-  {
-    std::vector<std::size_t> fill(offsets.begin(), offsets.end() - 1);
-    for (std::size_t r = 0; r < n; ++r) order[fill[labels[r]]++] = r;
-  }
-  ParallelForChunks(k, threads, 16, [&](std::size_t cb, std::size_t ce, unsigned) {
-    std::vector<double> sum(d);
-    for (std::size_t c = cb; c < ce; ++c) {
-      const std::size_t b = offsets[c], e = offsets[c + 1];
-      if (b == e) continue;
-      std::fill(sum.begin(), sum.end(), 0.0);
-      for (std::size_t i = b; i < e; ++i) {
-        const float* row = x + order[i] * d;
-        for (std::size_t j = 0; j < d; ++j) sum[j] += row[j];
-      }
-      const double inv = 1.0 / static_cast<double>(e - b);
-      float* out = centroids + c * d;
-      for (std::size_t j = 0; j < d; ++j) out[j] = static_cast<float>(sum[j] * inv);
-    }
-  });
-}
-
 }  // namespace
 
-Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::size_t d,
-                                       const KMeansOptions& options) {
+namespace {
+
+// Lloyd's iterations on all n rows, from `initial` (k * d) if not null, else
+// from options.init.
+Result<KMeansResult> RunLloyd(const float* data, std::size_t n, std::size_t d,
+                              const float* initial, const KMeansOptions& options) {
   STRATA_RETURN_IF_ERROR(options.Validate());
   if (d == 0) return Status::InvalidArgument("k-means: dimension must be >= 1");
   if (data == nullptr) return Status::InvalidArgument("k-means: null data");
@@ -189,7 +196,9 @@ Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::si
   result.sample_rows = n;
   result.centroids.resize(k * d);
   const std::uint64_t init_seed = MixSeed(options.seed, kInitStream);
-  if (options.init == KMeansInit::kKMeansPlusPlus) {
+  if (initial != nullptr) {
+    std::memcpy(result.centroids.data(), initial, k * d * sizeof(float));
+  } else if (options.init == KMeansInit::kKMeansPlusPlus) {
     const std::size_t rows = options.init_rows_per_centroid > 0
                                  ? std::min(n, k * options.init_rows_per_centroid)
                                  : n;
@@ -230,7 +239,8 @@ Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::si
     for (std::size_t i = 0; i < n; ++i) ++counts[labels[i]];
     result.empty_clusters_repaired +=
         RepairEmptyClusters(n, k, labels.data(), dist.data(), &counts);
-    UpdateCentroids(data, n, d, k, labels.data(), counts, threads, result.centroids.data());
+    internal::UpdateCentroids(data, n, d, k, labels.data(), counts, threads,
+                              result.centroids.data());
 
     if (options.tolerance > 0 && it > 0) {
       const double prev = result.objective[result.objective.size() - 2];
@@ -238,6 +248,22 @@ Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::si
     }
   }
   return result;
+}
+
+}  // namespace
+
+Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::size_t d,
+                                       const KMeansOptions& options) {
+  return RunLloyd(data, n, d, nullptr, options);
+}
+
+Result<KMeansResult> TrainKMeansFrom(const float* data, std::size_t n, std::size_t d,
+                                     const float* initial_centroids,
+                                     const KMeansOptions& options) {
+  if (initial_centroids == nullptr) {
+    return Status::InvalidArgument("k-means: null initial centroids");
+  }
+  return RunLloyd(data, n, d, initial_centroids, options);
 }
 
 Result<KMeansResult> TrainKMeans(const float* data, std::size_t n, std::size_t d,

@@ -106,6 +106,13 @@ Result<KMeansResult> TrainKMeans(const float* data, std::size_t n, std::size_t d
 Result<KMeansResult> TrainKMeansOnRows(const float* data, std::size_t n, std::size_t d,
                                        const KMeansOptions& options);
 
+// Same as TrainKMeansOnRows but starting from `initial_centroids` (size
+// options.k * d) instead of seeding: warm starts when a model is refined
+// repeatedly (OPQ alternations). options.init is ignored.
+Result<KMeansResult> TrainKMeansFrom(const float* data, std::size_t n, std::size_t d,
+                                     const float* initial_centroids,
+                                     const KMeansOptions& options);
+
 // The k-means objective of `centroids` (size k * d) on `data` (n * d): sum of
 // squared distances to the nearest centroid, accumulated in double.
 Result<double> KMeansObjective(const float* data, std::size_t n, std::size_t d,

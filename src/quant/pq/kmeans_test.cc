@@ -100,7 +100,7 @@ TEST(KMeans, RepairsEmptyClusters) {
 // Well-separated blobs: k-means++ finds every blob centre.
 TEST(KMeans, RecoversSeparatedBlobs) {
   const std::size_t d = 10, per = 300, blobs = 8;
-  Rng rng(17);
+  Xoshiro256 rng(17);
   std::vector<float> centres(blobs * d), x;
   for (float& v : centres) v = 20.0f * testing::Gaussian(rng);
   for (std::size_t b = 0; b < blobs; ++b) {

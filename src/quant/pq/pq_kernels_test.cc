@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quant/pq/pq_test_util.h"
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant {
 namespace {
@@ -28,7 +28,7 @@ TEST(PqKernels, ScalarAlwaysAvailableAndBestIsListed) {
 
 TEST(PqKernels, AdcMatchesExactSumForEveryM) {
   const auto& ref = ScalarPqKernels();
-  Rng rng(11);
+  Xoshiro256 rng(11);
   for (const std::size_t m : {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 96, 100, 192}) {
     std::vector<float> table(m * kPqCentroids);
     for (float& v : table) v = static_cast<float>(rng.Uniform());
@@ -51,7 +51,7 @@ TEST(PqKernels, AdcMatchesExactSumForEveryM) {
 }
 
 TEST(PqKernels, TablesMatchScalar) {
-  Rng rng(12);
+  Xoshiro256 rng(12);
   for (const std::size_t dsub : {1, 2, 3, 4, 5, 8, 13, 24, 96}) {
     const auto q = testing::RandomData(1, dsub, 100 + dsub);
     const auto ct = testing::RandomData(dsub, kPqCentroids, 200 + dsub);
@@ -81,7 +81,7 @@ TEST(PqKernels, TablesMatchScalar) {
 // Arg-min must be bit-identical across ISAs, including the first-minimum
 // tie rule and the running best across calls.
 TEST(PqKernels, ArgminIdenticalAcrossIsas) {
-  Rng rng(13);
+  Xoshiro256 rng(13);
   for (const std::size_t cols : {1, 5, 15, 16, 17, 31, 32, 33, 100, 1024}) {
     const std::size_t rows = 9, ld = cols + 3;
     std::vector<float> tile(rows * ld), norms(cols);

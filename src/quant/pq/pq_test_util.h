@@ -10,12 +10,12 @@
 #include <numeric>
 #include <vector>
 
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::testing {
 
-// Standard normal via Box-Muller on the deterministic Rng.
-inline float Gaussian(Rng& rng) {
+// Standard normal via Box-Muller on the deterministic Xoshiro256.
+inline float Gaussian(Xoshiro256& rng) {
   double u1 = rng.Uniform();
   if (u1 < 1e-300) u1 = 1e-300;
   const double u2 = rng.Uniform();
@@ -25,7 +25,7 @@ inline float Gaussian(Rng& rng) {
 // n x d iid N(0, 1) (times `scale`) plus `offset` on every coordinate.
 inline std::vector<float> RandomData(std::size_t n, std::size_t d, std::uint64_t seed,
                                      float scale = 1.0f, float offset = 0.0f) {
-  Rng rng(seed);
+  Xoshiro256 rng(seed);
   std::vector<float> x(n * d);
   for (float& v : x) v = offset + scale * Gaussian(rng);
   return x;
@@ -40,7 +40,7 @@ inline std::vector<float> RandomData(std::size_t n, std::size_t d, std::uint64_t
 inline std::vector<float> ClusteredData(std::size_t n, std::size_t d, std::size_t clusters,
                                         std::size_t latent, std::uint64_t structure_seed,
                                         std::uint64_t sample_seed) {
-  Rng srng(structure_seed);
+  Xoshiro256 srng(structure_seed);
   std::vector<float> a(latent * d), centres(clusters * latent), sig(clusters), cdf(clusters);
   for (float& v : a) v = Gaussian(srng) / std::sqrt(static_cast<float>(latent));
   for (float& v : centres) v = 2.0f * Gaussian(srng);
@@ -50,7 +50,7 @@ inline std::vector<float> ClusteredData(std::size_t n, std::size_t d, std::size_
     total += 1.0 / std::pow(static_cast<double>(c + 1), 0.6);
     cdf[c] = static_cast<float>(total);
   }
-  Rng rng(sample_seed);
+  Xoshiro256 rng(sample_seed);
   std::vector<float> x(n * d, 0.0f), z(latent);
   for (std::size_t i = 0; i < n; ++i) {
     const float u = static_cast<float>(rng.Uniform() * total);

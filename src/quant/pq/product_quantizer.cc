@@ -1,5 +1,7 @@
 #include "quant/pq/product_quantizer.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,14 +10,14 @@
 #include "base/parallel.h"
 #include "quant/pq/blas_threads.h"
 #include "quant/pq/nearest.h"
-#include "quant/pq/rng.h"
+#include "quant/pq/pq_training.h"
+#include "base/random.h"
 #include "quant/pq/sample.h"
 
 namespace strata::quant {
 namespace {
 
 constexpr std::uint64_t kPqSampleStream = 11;
-constexpr std::uint64_t kPqSubspaceStreamBase = 100;
 
 }  // namespace
 
@@ -24,6 +26,10 @@ Status PqOptions::Validate() const {
   if (iterations < 0) return Status::InvalidArgument("PqOptions.iterations must be >= 0");
   if (init != KMeansInit::kRandomRows && init != KMeansInit::kKMeansPlusPlus) {
     return Status::InvalidArgument("PqOptions.init is not a known KMeansInit");
+  }
+  if (opq_iterations < 0) return Status::InvalidArgument("PqOptions.opq_iterations must be >= 0");
+  if (opq_pq_iterations < 1) {
+    return Status::InvalidArgument("PqOptions.opq_pq_iterations must be >= 1");
   }
   return Status::OK();
 }
@@ -52,7 +58,8 @@ void ProductQuantizer::BuildTransposed() {
 Result<ProductQuantizer> ProductQuantizer::FromParts(std::size_t d,
                                                      std::vector<std::uint32_t> offsets,
                                                      std::vector<float> mean,
-                                                     std::vector<float> centroids) {
+                                                     std::vector<float> centroids,
+                                                     std::vector<float> rotation) {
   if (d == 0 || offsets.size() < 2 || offsets.size() - 1 > d) {
     return Status::InvalidArgument("ProductQuantizer: need 1 <= m <= d subspaces");
   }
@@ -70,11 +77,29 @@ Result<ProductQuantizer> ProductQuantizer::FromParts(std::size_t d,
   if (centroids.size() != kCentroids * d) {
     return Status::InvalidArgument("ProductQuantizer: codebook must hold 256 * d floats");
   }
-  for (const float v : mean) {
-    if (!std::isfinite(v)) return Status::InvalidArgument("ProductQuantizer: non-finite mean");
+  if (!rotation.empty() && rotation.size() != d * d) {
+    return Status::InvalidArgument("ProductQuantizer: rotation must be d x d or none");
   }
-  for (const float v : centroids) {
-    if (!std::isfinite(v)) return Status::InvalidArgument("ProductQuantizer: non-finite centroid");
+  for (const auto* v : {&mean, &centroids, &rotation}) {
+    for (const float f : *v) {
+      if (!std::isfinite(f)) return Status::InvalidArgument("ProductQuantizer: non-finite value");
+    }
+  }
+  if (!rotation.empty()) {
+    // R R^T = I: a corrupted or non-orthogonal matrix would silently change
+    // every distance.
+    std::vector<float> g(d * d);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(d),
+                static_cast<int>(d), static_cast<int>(d), 1.0f, rotation.data(),
+                static_cast<int>(d), rotation.data(), static_cast<int>(d), 0.0f, g.data(),
+                static_cast<int>(d));
+    for (std::size_t i = 0; i < d; ++i) {
+      for (std::size_t j = 0; j < d; ++j) {
+        if (std::fabs(g[i * d + j] - (i == j ? 1.0f : 0.0f)) > 1e-3f) {
+          return Status::InvalidArgument("ProductQuantizer: rotation is not orthogonal");
+        }
+      }
+    }
   }
   ProductQuantizer pq;
   pq.d_ = d;
@@ -82,6 +107,7 @@ Result<ProductQuantizer> ProductQuantizer::FromParts(std::size_t d,
   pq.offsets_ = std::move(offsets);
   pq.mean_ = std::move(mean);
   pq.centroids_ = std::move(centroids);
+  pq.rotation_ = std::move(rotation);
   pq.BuildTransposed();
   return pq;
 }
@@ -103,10 +129,8 @@ Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t 
   }
   std::vector<float> sample;
   GatherRows(data, d, SampleRows(n, rows, MixSeed(options.seed, kPqSampleStream)), &sample);
-  for (std::size_t i = 0; i < sample.size(); ++i) {
-    if (!std::isfinite(sample[i])) {
-      return Status::InvalidArgument("PQ: non-finite value in training data");
-    }
+  for (const float v : sample) {
+    if (!std::isfinite(v)) return Status::InvalidArgument("PQ: non-finite value in training data");
   }
   std::vector<float> mean;
   if (options.center) {
@@ -120,44 +144,33 @@ Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t 
       for (std::size_t i = 0; i < d; ++i) sample[r * d + i] -= mean[i];
     }
   }
-
-  const std::size_t m = options.m;
-  const std::vector<std::uint32_t> offsets = SubspaceOffsets(d, m);
-  std::vector<float> centroids(kCentroids * d);
-  const unsigned threads = options.threads == 0 ? DefaultThreads() : options.threads;
-  // Enough subspaces to keep every thread busy: one single-threaded k-means
-  // per subspace in parallel (no per-iteration synchronisation). Otherwise
-  // subspaces one after another, each k-means using all threads.
-  const bool across = m >= threads;
-  std::vector<Status> status(m);
-  ScopedSingleThreadedBlas blas_guard;
-  auto train_one = [&](std::size_t j, unsigned sub_threads) {
-    const std::size_t off = offsets[j], dsub = offsets[j + 1] - offsets[j];
-    std::vector<float> slice(rows * dsub);
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::memcpy(slice.data() + r * dsub, sample.data() + r * d + off, dsub * sizeof(float));
-    }
-    KMeansOptions km;
-    km.k = kCentroids;
-    km.iterations = options.iterations;
-    km.init = options.init;
-    km.seed = MixSeed(options.seed, kPqSubspaceStreamBase + j);
-    km.threads = sub_threads;
-    Result<KMeansResult> res = TrainKMeansOnRows(slice.data(), rows, dsub, km);
-    if (!res.ok()) {
-      status[j] = res.status().WithContext("PQ subspace " + std::to_string(j));
-      return;
-    }
-    std::memcpy(centroids.data() + kCentroids * off, res->centroids.data(),
-                kCentroids * dsub * sizeof(float));
-  };
-  if (across) {
-    ParallelFor(m, threads, [&](std::size_t j, unsigned) { train_one(j, 1); }, 1);
+  const std::vector<std::uint32_t> offsets = SubspaceOffsets(d, options.m);
+  std::vector<float> centroids, rotation;
+  if (options.opq_iterations > 0) {
+    STRATA_RETURN_IF_ERROR(internal::TrainOpq(sample.data(), rows, d, offsets, options,
+                                              &rotation, &centroids));
   } else {
-    for (std::size_t j = 0; j < m; ++j) train_one(j, threads);
+    STRATA_RETURN_IF_ERROR(internal::TrainSubspaceCodebooks(
+        sample.data(), rows, d, offsets, options, options.iterations, false, &centroids));
   }
-  for (const Status& s : status) STRATA_RETURN_IF_ERROR(s);
-  return FromParts(d, offsets, std::move(mean), std::move(centroids));
+  return FromParts(d, offsets, std::move(mean), std::move(centroids), std::move(rotation));
+}
+
+void ProductQuantizer::Preprocess(const float* x, std::size_t rows, float* out) const {
+  const float* src = x;
+  std::vector<float> centred;
+  if (!mean_.empty()) {
+    centred.resize(rows * d_);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < d_; ++i) centred[r * d_ + i] = x[r * d_ + i] - mean_[i];
+    }
+    src = centred.data();
+  }
+  if (!rotation_.empty()) {
+    internal::Rotate(src, rows, d_, rotation_.data(), out);
+  } else if (src != out) {
+    std::memcpy(out, src, rows * d_ * sizeof(float));
+  }
 }
 
 Status ProductQuantizer::Encode(const float* x, std::size_t n, std::uint8_t* codes,
@@ -166,39 +179,23 @@ Status ProductQuantizer::Encode(const float* x, std::size_t n, std::uint8_t* cod
   if (n == 0) return Status::OK();
   if (x == nullptr || codes == nullptr) return Status::InvalidArgument("PQ Encode: null pointer");
   if (threads == 0) threads = DefaultThreads();
-  std::vector<CentroidSearcher> searchers;
-  searchers.reserve(m_);
-  for (std::size_t j = 0; j < m_; ++j) searchers.emplace_back(centroid(j, 0), kCentroids, subspace_dim(j));
-  struct Work {
-    CentroidSearcher::Scratch scratch;
-    std::vector<float> rows;
-    std::vector<std::uint32_t> labels;
-  };
-  std::vector<Work> work(threads);
-  ScopedSingleThreadedBlas blas_guard;
-  ParallelForChunks(n, threads, CentroidSearcher::kRowBlock,
-                    [&](std::size_t b, std::size_t e, unsigned t) {
-                      Work& w = work[t];
-                      const std::size_t nr = e - b;
-                      const float* src = x + b * d_;
-                      if (!mean_.empty()) {
-                        w.rows.resize(nr * d_);
-                        for (std::size_t r = 0; r < nr; ++r) {
-                          for (std::size_t i = 0; i < d_; ++i) {
-                            w.rows[r * d_ + i] = src[r * d_ + i] - mean_[i];
-                          }
-                        }
-                        src = w.rows.data();
-                      }
-                      w.labels.resize(nr);
-                      for (std::size_t j = 0; j < m_; ++j) {
-                        searchers[j].Nearest(src + offsets_[j], d_, nr, w.labels.data(), nullptr,
-                                             &w.scratch);
-                        for (std::size_t r = 0; r < nr; ++r) {
-                          codes[(b + r) * m_ + j] = static_cast<std::uint8_t>(w.labels[r]);
-                        }
-                      }
-                    });
+  if (mean_.empty() && rotation_.empty()) {
+    internal::EncodeRows(x, n, d_, offsets_, centroids_, threads, codes);
+    return Status::OK();
+  }
+  // Centre / rotate a slab at a time so the temporary stays small.
+  constexpr std::size_t kSlab = 16384;
+  std::vector<float> buf(std::min(n, kSlab) * d_);
+  for (std::size_t b = 0; b < n; b += kSlab) {
+    const std::size_t rows = std::min(kSlab, n - b);
+    {
+      ScopedSingleThreadedBlas blas_guard;
+      ParallelForChunks(rows, threads, 1024, [&](std::size_t rb, std::size_t re, unsigned) {
+        Preprocess(x + (b + rb) * d_, re - rb, buf.data() + rb * d_);
+      });
+    }
+    internal::EncodeRows(buf.data(), rows, d_, offsets_, centroids_, threads, codes + b * m_);
+  }
   return Status::OK();
 }
 
@@ -206,10 +203,18 @@ Status ProductQuantizer::Decode(const std::uint8_t* codes, std::size_t n, float*
   if (m_ == 0) return Status::InvalidArgument("PQ Decode: quantizer is not trained");
   if (n == 0) return Status::OK();
   if (codes == nullptr || out == nullptr) return Status::InvalidArgument("PQ Decode: null pointer");
+  std::vector<float> y(rotation_.empty() ? 0 : d_);
   for (std::size_t r = 0; r < n; ++r) {
     float* o = out + r * d_;
+    float* dst = rotation_.empty() ? o : y.data();
     for (std::size_t j = 0; j < m_; ++j) {
-      std::memcpy(o + offsets_[j], centroid(j, codes[r * m_ + j]), subspace_dim(j) * sizeof(float));
+      std::memcpy(dst + offsets_[j], centroid(j, codes[r * m_ + j]),
+                  subspace_dim(j) * sizeof(float));
+    }
+    if (!rotation_.empty()) {
+      // o = y R^T: o_i = sum_j R[i][j] y_j.
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(d_), static_cast<int>(d_), 1.0f,
+                  rotation_.data(), static_cast<int>(d_), y.data(), 1, 0.0f, o, 1);
     }
     if (!mean_.empty()) {
       for (std::size_t i = 0; i < d_; ++i) o[i] += mean_[i];
@@ -224,45 +229,40 @@ Status ProductQuantizer::ComputeDistanceTable(const float* query, Metric metric,
   if (query == nullptr || table == nullptr) {
     return Status::InvalidArgument("PQ distance table: null pointer");
   }
+  if (metric != Metric::kL2 && metric != Metric::kInnerProduct && metric != Metric::kCosine) {
+    return Status::InvalidArgument("PQ distance table: unknown metric");
+  }
   const PqKernels& kern = BestPqKernels();
   table->metric = metric;
   table->m = m_;
   table->values.resize(m_ * kCentroids);
   float* out = table->values.data();
-  switch (metric) {
-    case Metric::kL2: {
-      // ||q - (mean + c)||^2 = ||(q - mean) - c||^2 per subspace.
-      const float* q = query;
-      std::vector<float> centred;
-      if (!mean_.empty()) {
-        centred.resize(d_);
-        for (std::size_t i = 0; i < d_; ++i) centred[i] = query[i] - mean_[i];
-        q = centred.data();
-      }
-      for (std::size_t j = 0; j < m_; ++j) {
-        kern.l2_table(q + offsets_[j], centroids_t_.data() + kCentroids * offsets_[j],
-                      subspace_dim(j), out + j * kCentroids);
-      }
-      table->bias = 0.0f;
-      return Status::OK();
+  std::vector<float> q(d_);
+  if (metric == Metric::kL2) {
+    // ||q - (mean + y R^T)||^2 = ||(q - mean) R - y||^2 (R orthogonal).
+    Preprocess(query, 1, q.data());
+    for (std::size_t j = 0; j < m_; ++j) {
+      kern.l2_table(q.data() + offsets_[j], centroids_t_.data() + kCentroids * offsets_[j],
+                    subspace_dim(j), out + j * kCentroids);
     }
-    case Metric::kInnerProduct:
-    case Metric::kCosine: {
-      // -<q, mean + c> = -<q, mean> - sum_j <q_j, c_j>: the mean's share is
-      // one constant per query, carried in the bias.
-      for (std::size_t j = 0; j < m_; ++j) {
-        kern.ip_table(query + offsets_[j], centroids_t_.data() + kCentroids * offsets_[j],
-                      subspace_dim(j), out + j * kCentroids);
-      }
-      double bias = metric == Metric::kCosine ? 1.0 : 0.0;
-      for (std::size_t i = 0; i < mean_.size(); ++i) {
-        bias -= static_cast<double>(query[i]) * mean_[i];
-      }
-      table->bias = static_cast<float>(bias);
-      return Status::OK();
-    }
+    table->bias = 0.0f;
+    return Status::OK();
   }
-  return Status::InvalidArgument("PQ distance table: unknown metric");
+  // -<q, mean + y R^T> = -<q, mean> - <q R, y>: the mean's share is one
+  // constant per query, carried in the bias; the rest is per subspace.
+  if (rotation_.empty()) {
+    std::memcpy(q.data(), query, d_ * sizeof(float));
+  } else {
+    internal::Rotate(query, 1, d_, rotation_.data(), q.data());
+  }
+  for (std::size_t j = 0; j < m_; ++j) {
+    kern.ip_table(q.data() + offsets_[j], centroids_t_.data() + kCentroids * offsets_[j],
+                  subspace_dim(j), out + j * kCentroids);
+  }
+  double bias = metric == Metric::kCosine ? 1.0 : 0.0;
+  for (std::size_t i = 0; i < mean_.size(); ++i) bias -= static_cast<double>(query[i]) * mean_[i];
+  table->bias = static_cast<float>(bias);
+  return Status::OK();
 }
 
 }  // namespace strata::quant

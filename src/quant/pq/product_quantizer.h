@@ -15,6 +15,11 @@
 //   the origin); ADC tables fold the mean back in, so distances stay those
 //   to the decoded vector for every metric, inner product included (unlike
 //   DiskANN, which must not centre for IP because it drops the mean).
+// - Optional OPQ (PqOptions::opq_iterations > 0): an orthogonal rotation R
+//   learned jointly with the codebooks (Ge et al., "Optimized Product
+//   Quantization", CVPR 2013) spreads variance evenly over the subspaces; a
+//   vector x is quantized as (x - mean) R. Tables, encode and decode apply it,
+//   so callers never see the rotated space.
 // - Immutable after training: all const methods are thread-safe.
 #ifndef STRATA_QUANT_PQ_PRODUCT_QUANTIZER_H_
 #define STRATA_QUANT_PQ_PRODUCT_QUANTIZER_H_
@@ -49,6 +54,14 @@ struct PqOptions {
   std::uint64_t seed = 1234;
   // Worker threads for training and encoding; 0 = all hardware threads.
   unsigned threads = 0;
+  // OPQ: alternations of codebook refinement and rotation update; 0 = plain
+  // PQ. Recall keeps improving up to ~50 (faiss's default; measured at d = 64,
+  // m = 8: recall@10 0.45 plain, 0.55 / 0.66 / 0.77 after 10 / 25 / 50). Each
+  // costs ~opq_pq_iterations PQ iterations plus a d x d SVD; queries pay a
+  // d x d rotation per table (O(d^2)).
+  int opq_iterations = 0;
+  // Lloyd iterations per subspace inside each OPQ alternation (warm-started).
+  int opq_pq_iterations = 4;
 
   // InvalidArgument naming the first bad field (m is checked against d by
   // ProductQuantizer::Train).
@@ -82,13 +95,15 @@ class ProductQuantizer {
 
   // Builds a quantizer from explicit parts (deserialization, tests):
   // subspace boundaries `offsets` (m + 1 entries, 0 = offsets[0] < ... <
-  // offsets[m] = d), `mean` (d floats, or empty for no centring) and
+  // offsets[m] = d), `mean` (d floats, or empty for no centring),
   // `centroids`: for each subspace j, 256 x dsub_j row-major floats, the
-  // subspaces one after another (256 * d floats in all).
-  // InvalidArgument if the shapes disagree or a value is not finite.
+  // subspaces one after another (256 * d floats in all), and `rotation`
+  // (d * d row-major orthogonal matrix R, or empty for none).
+  // InvalidArgument if the shapes disagree, a value is not finite or the
+  // rotation is not orthogonal (|R R^T - I| > 1e-3 entrywise).
   static Result<ProductQuantizer> FromParts(std::size_t d, std::vector<std::uint32_t> offsets,
-                                            std::vector<float> mean,
-                                            std::vector<float> centroids);
+                                            std::vector<float> mean, std::vector<float> centroids,
+                                            std::vector<float> rotation = {});
 
   std::size_t dim() const { return d_; }
   // Subspaces; also the code size in bytes.
@@ -101,7 +116,10 @@ class ProductQuantizer {
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   // Training mean (d floats) or empty when not centred.
   const std::vector<float>& mean() const { return mean_; }
-  // Codebook layout as in FromParts (256 * d floats).
+  // OPQ rotation R (d * d row-major) or empty.
+  const std::vector<float>& rotation() const { return rotation_; }
+  // Codebook layout as in FromParts (256 * d floats), in the rotated space
+  // when rotation() is set.
   const std::vector<float>& centroids() const { return centroids_; }
   // Centroid c of subspace j (subspace_dim(j) floats, without the mean).
   const float* centroid(std::size_t j, std::size_t c) const {
@@ -113,8 +131,8 @@ class ProductQuantizer {
   // InvalidArgument on an untrained quantizer or null pointers with n > 0.
   Status Encode(const float* x, std::size_t n, std::uint8_t* codes, unsigned threads = 0) const;
 
-  // Decodes n codes (n * m() bytes) into out (n * dim() floats): the mean
-  // plus each subspace's centroid.
+  // Decodes n codes (n * m() bytes) into out (n * dim() floats): the
+  // concatenated subspace centroids y, mapped back as mean + y R^T.
   Status Decode(const std::uint8_t* codes, std::size_t n, float* out) const;
 
   // Fills `table` for `query` (dim() floats) so that the ADC distance of a
@@ -136,6 +154,9 @@ class ProductQuantizer {
 
  private:
   void BuildTransposed();
+  // out (rows * d) = (x - mean) R for `rows` rows (mean / R skipped when
+  // absent). Single-threaded.
+  void Preprocess(const float* x, std::size_t rows, float* out) const;
 
   std::size_t d_ = 0;
   std::size_t m_ = 0;
@@ -143,6 +164,7 @@ class ProductQuantizer {
   std::vector<float> mean_;             // d or empty
   std::vector<float> centroids_;        // per subspace 256 x dsub, row-major
   std::vector<float> centroids_t_;      // per subspace dsub x 256 (for ADC tables)
+  std::vector<float> rotation_;         // d x d or empty
 };
 
 // The uneven split used by ProductQuantizer: m + 1 offsets over d dims, the

@@ -6,9 +6,11 @@
 //   u32 d
 //   u32 m
 //   u32 centroids  256 (codes are 8-bit)
-//   u32 flags      bit 0: centred (mean present); other bits 0
+//   u32 flags      bit 0: centred (mean present); bit 1: OPQ rotation
+//                  present; other bits 0
 //   u32 offsets[m + 1]          subspace boundaries, 0 .. d
 //   f32 mean[d]                 only when centred
+//   f32 rotation[d * d]         only with OPQ: R row-major (x -> (x - mean) R)
 //   f32 codebook[256 * d]       per subspace j: 256 x dsub_j row-major
 //   u64 checksum               XXH3-64 (Checksum64, seed 0) of all bytes above
 #include <bit>
@@ -27,6 +29,7 @@ static_assert(std::endian::native == std::endian::little,
 constexpr std::uint32_t kMagic = 0x51505453;
 constexpr std::uint32_t kVersion = 1;
 constexpr std::uint32_t kFlagCentred = 1;
+constexpr std::uint32_t kFlagRotation = 2;
 constexpr std::size_t kHeaderWords = 6;
 
 template <typename T>
@@ -46,11 +49,14 @@ std::vector<std::uint8_t> ProductQuantizer::Serialize() const {
                                               static_cast<std::uint32_t>(d_),
                                               static_cast<std::uint32_t>(m_),
                                               static_cast<std::uint32_t>(kCentroids),
-                                              mean_.empty() ? 0u : kFlagCentred};
-  out.reserve(sizeof(header) + (offsets_.size()) * 4 + (mean_.size() + centroids_.size()) * 4 + 8);
+                                              (mean_.empty() ? 0u : kFlagCentred) |
+                                                  (rotation_.empty() ? 0u : kFlagRotation)};
+  out.reserve(sizeof(header) + offsets_.size() * 4 +
+              (mean_.size() + rotation_.size() + centroids_.size()) * 4 + 8);
   Put(&out, header, kHeaderWords);
   Put(&out, offsets_.data(), offsets_.size());
   Put(&out, mean_.data(), mean_.size());
+  Put(&out, rotation_.data(), rotation_.size());
   Put(&out, centroids_.data(), centroids_.size());
   const std::uint64_t sum = Checksum64(out.data(), out.size());
   Put(&out, &sum, 1);
@@ -71,11 +77,13 @@ Result<ProductQuantizer> ProductQuantizer::Deserialize(std::span<const std::uint
   }
   const std::size_t d = h[2], m = h[3];
   const bool centred = (h[5] & kFlagCentred) != 0;
-  if (h[4] != kCentroids || (h[5] & ~kFlagCentred) != 0 || d == 0 || m == 0 || m > d) {
+  const bool rotated = (h[5] & kFlagRotation) != 0;
+  if (h[4] != kCentroids || (h[5] & ~(kFlagCentred | kFlagRotation)) != 0 || d == 0 || m == 0 ||
+      m > d || d > (1u << 20)) {
     return Status::Corruption("PQ codebook: bad header fields");
   }
-  const std::size_t expect =
-      kHeaderBytes + (m + 1) * 4 + (centred ? d * 4 : 0) + kCentroids * d * 4 + 8;
+  const std::size_t expect = kHeaderBytes + (m + 1) * 4 + (centred ? d * 4 : 0) +
+                             (rotated ? d * d * 4 : 0) + kCentroids * d * 4 + 8;
   if (bytes.size() != expect) {
     return Status::Corruption("PQ codebook: size " + std::to_string(bytes.size()) +
                               " does not match the header (expected " + std::to_string(expect) +
@@ -93,10 +101,13 @@ Result<ProductQuantizer> ProductQuantizer::Deserialize(std::span<const std::uint
   std::vector<float> mean(centred ? d : 0);
   if (!mean.empty()) std::memcpy(mean.data(), p, mean.size() * 4);
   p += mean.size() * 4;
+  std::vector<float> rotation(rotated ? d * d : 0);
+  if (!rotation.empty()) std::memcpy(rotation.data(), p, rotation.size() * 4);
+  p += rotation.size() * 4;
   std::vector<float> centroids(kCentroids * d);
   std::memcpy(centroids.data(), p, centroids.size() * 4);
   Result<ProductQuantizer> pq =
-      FromParts(d, std::move(offsets), std::move(mean), std::move(centroids));
+      FromParts(d, std::move(offsets), std::move(mean), std::move(centroids), std::move(rotation));
   if (!pq.ok()) return Status::Corruption("PQ codebook: " + pq.status().message());
   return pq;
 }

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant {
 
@@ -26,7 +26,7 @@ std::vector<std::size_t> SampleRows(std::size_t n, std::size_t m, std::uint64_t 
   // Floyd: for j = n-m .. n-1 pick t in [0, j]; take t unless already taken,
   // else take j. Every m-subset is equally likely, and the cost depends on m
   // only, which matters when n is 100M and m is a few hundred thousand.
-  Rng rng(seed);
+  Xoshiro256 rng(seed);
   std::unordered_set<std::size_t> chosen;
   chosen.reserve(m * 2);
   rows.reserve(m);

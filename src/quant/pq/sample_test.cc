@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "quant/pq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant {
 namespace {
@@ -48,8 +48,8 @@ TEST(SampleRows, Uniform) {
   }
 }
 
-TEST(Rng, BelowIsUniformAndInRange) {
-  Rng rng(7);
+TEST(Xoshiro256, BelowIsUniformAndInRange) {
+  Xoshiro256 rng(7);
   std::vector<int> hits(7, 0);
   for (int i = 0; i < 70000; ++i) {
     const auto v = rng.Below(7);

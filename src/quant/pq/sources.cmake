@@ -8,6 +8,8 @@ list(APPEND STRATA_QUANT_SOURCES
   ${_STRATA_PQ_DIR}/balanced_assign.cc
   ${_STRATA_PQ_DIR}/kmeans.cc
   ${_STRATA_PQ_DIR}/hierarchical_kmeans.cc
+  ${_STRATA_PQ_DIR}/pq_training.cc
+  ${_STRATA_PQ_DIR}/opq.cc
   ${_STRATA_PQ_DIR}/product_quantizer.cc
   ${_STRATA_PQ_DIR}/product_quantizer_io.cc
   ${_STRATA_PQ_DIR}/pq_adc.cc)
@@ -21,4 +23,5 @@ list(APPEND STRATA_QUANT_PQ_TESTS
   ${_STRATA_PQ_DIR}/balanced_assign_test.cc
   ${_STRATA_PQ_DIR}/hierarchical_kmeans_test.cc
   ${_STRATA_PQ_DIR}/product_quantizer_test.cc
-  ${_STRATA_PQ_DIR}/product_quantizer_io_test.cc)
+  ${_STRATA_PQ_DIR}/product_quantizer_io_test.cc
+  ${_STRATA_PQ_DIR}/opq_test.cc)

@@ -109,8 +109,13 @@ TEST(RabitqEstimator, UnbiasedOverRandomRotations) {
       // 1-bit estimate; B = 4: the 4-bit estimate.
       const auto q1 = MakeQuantizer(
           {.dim = d, .total_bits = 1, .prefix_dim = d / 2, .rotator = s.kind, .seed = seed});
-      const auto q4 = MakeQuantizer(
-          {.dim = d, .total_bits = 4, .prefix_dim = d / 2, .rotator = s.kind, .seed = seed});
+      // (kExact: kFast would calibrate on 100 vectors per quantizer.)
+      const auto q4 = MakeQuantizer({.dim = d,
+                                     .total_bits = 4,
+                                     .prefix_dim = d / 2,
+                                     .rotator = s.kind,
+                                     .seed = seed,
+                                     .ex_search = ExCodeSearch::kExact});
       std::vector<float> rc(d);
       q1.RotateCentroid(c.data(), rc.data());
       const PairErrors e1 = Evaluate(q1, pair, c, rc);

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::rabitq {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::rabitq {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "quant/rabitq/layout.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::rabitq {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "quant/rabitq/le_coding.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::rabitq {
 namespace {

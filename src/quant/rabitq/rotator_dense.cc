@@ -18,7 +18,7 @@
 #include "kernels/distance.h"
 #include "quant/pq/blas_threads.h"
 #include "quant/rabitq/le_coding.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 #include "quant/rabitq/rotator.h"
 
 extern "C" {

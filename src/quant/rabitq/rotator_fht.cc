@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "quant/rabitq/le_coding.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 #include "quant/rabitq/rotator.h"
 
 namespace strata::quant::rabitq {

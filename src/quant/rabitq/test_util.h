@@ -8,7 +8,7 @@
 
 #include "quant/rabitq/layout.h"
 #include "quant/rabitq/quantizer.h"
-#include "quant/rabitq/rng.h"
+#include "base/random.h"
 
 namespace strata::quant::rabitq::testing {
 
