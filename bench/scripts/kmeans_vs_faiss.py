@@ -16,7 +16,7 @@ Run with /usr/bin/python3 (numpy + faiss). If --base is missing, a clustered
 1M x 128 corpus is generated with /work/shared/bench-data/gen_synth.py's
 recipe (numpy only, no ground truth).
 """
-import argparse, json, os, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, subprocess, sys, tempfile, time
 import numpy as np
 
 
@@ -122,6 +122,7 @@ def main():
         print(f"| {name} | {min(times):.2f} | {', '.join(f'{t:.2f}' for t in times)} | "
               f"{rs[-1]['last_iter_obj']:.6g} | {rs[-1]['final_obj']:.6g} |")
     print(json.dumps(results))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
