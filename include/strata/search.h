@@ -4,19 +4,47 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "strata/status.h"
 
 namespace strata {
 
-// Knobs of one query. Graph indexes use list_size and beam_width.
+// The read pipelines of the IVF index (seed 003, Table 1), from the simplest
+// to the default.
+enum class IvfPipeline : std::uint8_t {
+  kNaive,       // one blocking read per surviving candidate
+  kCoalesced,   // survivors of one page share one blocking read
+  kOverlapped,  // reads submitted as the scan leaves a page, harvested by polling
+  kScheduled,   // pages in a priority set by lower bound, at most `inflight` in flight
+  kFull,        // scheduled + the alpha-quantile drain threshold
+};
+
+// "naive", "coalesced", "overlapped", "scheduled", "full".
+const char* IvfPipelineName(IvfPipeline p);
+// InvalidArgument for an unknown name.
+Status ParseIvfPipeline(const std::string& name, IvfPipeline* out);
+
+// Knobs of one query. Graph indexes use list_size and beam_width; IVF indexes
+// use nprobe, pipeline, inflight and drain_alpha. Fields an index type does
+// not use are ignored by it.
 struct SearchParams {
   std::uint32_t k = 10;            // neighbours wanted
   std::uint32_t list_size = 50;    // L: candidate list size (>= k); larger = more recall, more reads
   std::uint32_t beam_width = 4;    // W: node records read per round (1..128)
   // Most nodes expanded per query; 0 means max(4 L, 32) (bounds memory and time).
   std::uint32_t max_expansions = 0;
+
+  // IVF: clusters probed per query (0 = the index's default).
+  std::uint32_t nprobe = 0;
+  IvfPipeline pipeline = IvfPipeline::kFull;
+  // IVF: most page reads in flight per query (0 = 16, seed 003's Q for <= 16
+  // threads).
+  std::uint32_t inflight = 0;
+  // IVF, full pipeline: quantile of the pending lower bounds used as the
+  // drain threshold (1 = behave as the scheduled pipeline).
+  float drain_alpha = 0.4f;
 
   // InvalidArgument naming the bad field.
   Status Validate() const;
@@ -33,6 +61,13 @@ struct QueryStats {
   std::uint32_t pq_distances = 0;     // compressed-code distance computations
   double io_wait_us = 0;              // time blocked waiting for reads
   double latency_us = 0;              // wall time of the whole query
+  // IVF pipeline columns (seed 003, Table 1); zero for graph indexes.
+  std::uint32_t clusters_probed = 0;  // clusters scanned in RAM
+  std::uint32_t survivors = 0;        // candidates passing the RAM lower-bound screen
+  std::uint32_t pages_dropped = 0;    // candidate pages pruned before their read
+  std::uint32_t wasted_reads = 0;     // pages read whose records all failed the re-check
+  std::uint32_t reranked = 0;         // records re-ranked from SSD data
+  double drain_us = 0;                // time after the scan finished, draining reads
 };
 
 // Aggregate of a batch of queries: what `strata search` and `strata bench` report.
@@ -52,6 +87,12 @@ struct SearchSummary {
   double mean_pq_distances = 0;
   double mean_io_wait_us = 0;
   double io_wait_share = 0;      // sum of I/O wait / sum of latency
+  double mean_clusters_probed = 0;   // IVF columns, zero for graph indexes
+  double mean_survivors = 0;
+  double mean_pages_dropped = 0;
+  double mean_wasted_reads = 0;
+  double mean_reranked = 0;
+  double drain_share = 0;        // sum of drain time / sum of latency
 };
 
 // Means and latency percentiles over per-query stats of a batch that took

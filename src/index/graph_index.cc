@@ -11,7 +11,7 @@
 #include "format/manifest.h"
 #include "index/index_files.h"
 #include "search/graph_search.h"
-#include "strata/index.h"
+#include "strata/graph_index.h"
 
 namespace strata {
 
@@ -21,11 +21,22 @@ struct GraphIndex::Impl {
   OpenOptions options;
 };
 
-struct GraphSearcher::Impl {
-  std::unique_ptr<search::GraphSearchContext> context;
-};
-
 namespace {
+
+// The graph index's Searcher: one search context (I/O queue, buffers, scratch).
+class GraphSearcher final : public Searcher {
+ public:
+  explicit GraphSearcher(std::unique_ptr<search::GraphSearchContext> context)
+      : context_(std::move(context)) {}
+  Status Search(std::span<const float> query, const SearchParams& params,
+                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
+    return context_->Search(query, params, ids, distances, stats);
+  }
+  std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
+
+ private:
+  std::unique_ptr<search::GraphSearchContext> context_;
+};
 
 // Loads the `count` nodes nearest the entry point by BFS hops (DiskANN's
 // static cache): reads each BFS level's records synchronously, stops once
@@ -130,74 +141,23 @@ std::string GraphIndex::Describe() const {
   return s;
 }
 
-Result<std::unique_ptr<GraphSearcher>> GraphIndex::NewSearcher(std::uint32_t max_beam_width) const {
+std::uint64_t GraphIndex::disk_bytes() const {
+  std::uint64_t total = 0;
+  for (const format::ManifestFile& f : impl_->manifest.files) total += f.bytes;
+  return total;
+}
+
+Result<std::unique_ptr<Searcher>> GraphIndex::NewSearcher(const SearchParams& max_params) const {
+  const std::uint32_t max_beam_width = max_params.beam_width;
   if (max_beam_width == 0 || max_beam_width > 128) {
     return Status::InvalidArgument("max beam width must be in 1..128");
   }
-  auto impl = std::make_unique<GraphSearcher::Impl>();
   IoQueueOptions io;
   io.engine = impl_->options.io_engine;
   io.queue_depth = std::max<std::uint32_t>(max_beam_width, 8);
-  STRATA_ASSIGN_OR_RETURN(impl->context,
+  STRATA_ASSIGN_OR_RETURN(auto context,
                           search::GraphSearchContext::Create(impl_->data, io, max_beam_width));
-  return std::unique_ptr<GraphSearcher>(new GraphSearcher(std::move(impl)));
-}
-
-GraphSearcher::GraphSearcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-GraphSearcher::~GraphSearcher() = default;
-
-Status GraphSearcher::Search(std::span<const float> query, const SearchParams& params,
-                             std::span<VectorId> ids, std::span<float> distances,
-                             QueryStats* stats) {
-  return impl_->context->Search(query, params, ids, distances, stats);
-}
-
-std::string_view GraphSearcher::engine_name() const {
-  return IoEngineName(impl_->context->engine());
-}
-
-Result<BatchSearchResult> SearchBatch(const GraphIndex& index, const VectorMatrix& queries,
-                                      const SearchParams& params, unsigned threads) {
-  STRATA_RETURN_IF_ERROR(params.Validate());
-  if (queries.element_type() != ElementType::kFloat32) {
-    return Status::InvalidArgument("queries must be float32 (read them with ReadAllAsFloat)");
-  }
-  if (queries.dim() != index.dim()) {
-    return Status::InvalidArgument("queries have dimension " + std::to_string(queries.dim()) +
-                                   " but the index has " + std::to_string(index.dim()));
-  }
-  if (threads == 0) threads = DefaultThreads();
-  const std::size_t nq = queries.rows();
-  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, nq)));
-  std::vector<std::unique_ptr<GraphSearcher>> searchers;
-  for (unsigned t = 0; t < threads; ++t) {
-    STRATA_ASSIGN_OR_RETURN(auto s, index.NewSearcher(std::max<std::uint32_t>(params.beam_width, 4)));
-    searchers.push_back(std::move(s));
-  }
-  BatchSearchResult out;
-  out.results.num_queries = nq;
-  out.results.k = params.k;
-  out.results.ids.assign(nq * params.k, kInvalidVectorId);
-  out.results.distances.assign(nq * params.k, 0.0f);
-  out.stats.resize(nq);
-  std::vector<Status> errors(threads);
-  const std::span<const float> all = queries.values<float>();
-  const Timer timer;
-  // One query per thread in flight; queries handed out dynamically.
-  ParallelFor(
-      nq, threads,
-      [&](std::size_t q, unsigned t) {
-        if (!errors[t].ok()) return;
-        errors[t] = searchers[t]->Search(
-            all.subspan(q * queries.dim(), queries.dim()), params,
-            std::span<VectorId>(out.results.ids).subspan(q * params.k, params.k),
-            std::span<float>(out.results.distances).subspan(q * params.k, params.k),
-            &out.stats[q]);
-      },
-      1);
-  out.seconds = timer.ElapsedSeconds();
-  for (const Status& s : errors) STRATA_RETURN_IF_ERROR(s);
-  return out;
+  return std::unique_ptr<Searcher>(new GraphSearcher(std::move(context)));
 }
 
 }  // namespace strata

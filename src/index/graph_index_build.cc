@@ -18,7 +18,7 @@
 #include "index/index_files.h"
 #include "kernels/distance.h"
 #include "quant/pq/product_quantizer.h"
-#include "strata/index.h"
+#include "strata/graph_index.h"
 
 namespace strata {
 namespace {

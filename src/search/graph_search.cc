@@ -8,22 +8,6 @@
 #include "base/timer.h"
 #include "quant/pq/pq_adc.h"
 
-namespace strata {
-
-Status SearchParams::Validate() const {
-  if (k == 0) return Status::InvalidArgument("k must be at least 1");
-  if (list_size < k) {
-    return Status::InvalidArgument("L (" + std::to_string(list_size) + ") must be at least k (" +
-                                   std::to_string(k) + ")");
-  }
-  if (beam_width == 0 || beam_width > 128) {
-    return Status::InvalidArgument("beam width must be in 1..128");
-  }
-  return Status::OK();
-}
-
-}  // namespace strata
-
 namespace strata::search {
 
 void NodeCache::Reserve(std::size_t nodes, std::size_t record_bytes) {
@@ -142,6 +126,10 @@ Status GraphSearchContext::Search(std::span<const float> query, const SearchPara
   const Timer timer;
   *stats = QueryStats{};
   STRATA_RETURN_IF_ERROR(params.Validate());
+  if (params.list_size < params.k) {
+    return Status::InvalidArgument("L (" + std::to_string(params.list_size) +
+                                   ") must be at least k (" + std::to_string(params.k) + ")");
+  }
   if (query.size() != index_.dim()) {
     return Status::InvalidArgument("query has dimension " + std::to_string(query.size()) +
                                    ", the index " + std::to_string(index_.dim()));

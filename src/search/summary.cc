@@ -13,7 +13,7 @@ SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
   s.qps = seconds > 0 ? static_cast<double>(stats.size()) / seconds : 0.0;
   std::vector<double> latency;
   latency.reserve(stats.size());
-  double wait = 0, total = 0;
+  double wait = 0, total = 0, drain = 0;
   for (const QueryStats& q : stats) {
     latency.push_back(q.latency_us);
     s.mean_pages_read += q.pages_read;
@@ -23,6 +23,12 @@ SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
     s.mean_cache_hits += q.cache_hits;
     s.mean_full_distances += q.full_distances;
     s.mean_pq_distances += q.pq_distances;
+    s.mean_clusters_probed += q.clusters_probed;
+    s.mean_survivors += q.survivors;
+    s.mean_pages_dropped += q.pages_dropped;
+    s.mean_wasted_reads += q.wasted_reads;
+    s.mean_reranked += q.reranked;
+    drain += q.drain_us;
     wait += q.io_wait_us;
     total += q.latency_us;
   }
@@ -34,6 +40,12 @@ SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
   s.mean_cache_hits /= n;
   s.mean_full_distances /= n;
   s.mean_pq_distances /= n;
+  s.mean_clusters_probed /= n;
+  s.mean_survivors /= n;
+  s.mean_pages_dropped /= n;
+  s.mean_wasted_reads /= n;
+  s.mean_reranked /= n;
+  s.drain_share = total > 0 ? drain / total : 0.0;
   s.mean_io_wait_us = wait / n;
   s.io_wait_share = total > 0 ? wait / total : 0.0;
   s.mean_latency_us = total / n;

@@ -10,7 +10,7 @@
 #include "scratch_dir.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
-#include "strata/index.h"
+#include "strata/graph_index.h"
 
 namespace strata {
 namespace {
@@ -155,7 +155,7 @@ TEST(GraphIndex, RejectsWrongDimensionAndDetectsCorruption) {
   {
     auto index = GraphIndex::Open(dir.File("idx"));
     ASSERT_TRUE(index.ok());
-    auto searcher = (*index)->NewSearcher();
+    auto searcher = (*index)->NewSearcher(SearchParams{});
     ASSERT_TRUE(searcher.ok());
     std::vector<float> wrong(31, 0.5f);
     std::vector<VectorId> ids(10);

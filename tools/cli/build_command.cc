@@ -4,7 +4,7 @@
 #include <string>
 
 #include "command.h"
-#include "strata/index.h"
+#include "strata/graph_index.h"
 #include "strata/progress.h"
 
 namespace strata::cli {

@@ -13,7 +13,7 @@ namespace strata::cli {
 namespace {
 
 struct SearchArgs {
-  std::string index, queries, out, stats, gt, engine = "auto";
+  std::string index, queries, out, stats, gt, engine = "auto", pipeline = "full";
   SearchParams params;
   std::uint64_t cache_nodes = 0;
   unsigned threads = 1;
@@ -23,7 +23,7 @@ Status RunSearch(const SearchArgs& a) {
   OpenOptions open;
   open.cache_nodes = a.cache_nodes;
   STRATA_ASSIGN_OR_RETURN(open.io_engine, ParseIoEngine(a.engine));
-  STRATA_ASSIGN_OR_RETURN(auto index, GraphIndex::Open(a.index, open));
+  STRATA_ASSIGN_OR_RETURN(auto index, Index::Open(a.index, open));
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
   std::optional<GroundTruth> gt;
   if (!a.gt.empty()) {
@@ -31,18 +31,16 @@ Status RunSearch(const SearchArgs& a) {
   }
   ReportRow row;
   row.params = a.params;
+  STRATA_RETURN_IF_ERROR(ParseIvfPipeline(a.pipeline, &row.params.pipeline));
   row.threads = a.threads;
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row));
   STRATA_RETURN_IF_ERROR(WriteGroundTruth(a.out, r.results));
-  const SearchSummary& s = row.summary;
-  std::printf("%s\n%zu queries, %u threads, L=%u W=%u k=%u, cache %llu nodes: %.0f QPS, "
-              "latency mean %.0f us p50 %.0f p99 %.0f, %.1f pages/query, %.1f hops",
-              index->Describe().c_str(), s.num_queries, a.threads, a.params.list_size,
-              a.params.beam_width, a.params.k,
-              static_cast<unsigned long long>(index->cached_nodes()), s.qps, s.mean_latency_us,
-              s.p50_latency_us, s.p99_latency_us, s.mean_pages_read, s.mean_hops);
-  if (row.recall) std::printf(", recall@%u %.4f", a.params.k, *row.recall);
-  std::printf("\nwrote %s\n", a.out.c_str());
+  std::printf("%s\n%zu queries, k=%u, cache %llu nodes\n", index->Describe().c_str(),
+              row.summary.num_queries, a.params.k,
+              static_cast<unsigned long long>(index->cached_nodes()));
+  PrintRowHeader(*index);
+  PrintRow(*index, row);
+  std::printf("wrote %s\n", a.out.c_str());
   if (!a.stats.empty()) {
     std::ofstream f(a.stats);
     f << RowToJson(row, *index).dump(2) << "\n";
@@ -62,6 +60,15 @@ void AddSearchCommand(CLI::App& root, CommandAction* action) {
   cmd->add_option("--k", a->params.k, "Neighbours per query")->capture_default_str();
   cmd->add_option("--L", a->params.list_size, "Search list size")->capture_default_str();
   cmd->add_option("--beamwidth,-W", a->params.beam_width, "Reads per round")->capture_default_str();
+  cmd->add_option("--nprobe", a->params.nprobe, "IVF: clusters probed (0 = index default)")
+      ->capture_default_str();
+  cmd->add_option("--pipeline", a->pipeline,
+                  "IVF read pipeline: naive, coalesced, overlapped, scheduled, full")
+      ->capture_default_str();
+  cmd->add_option("--inflight", a->params.inflight, "IVF: most reads in flight per query (0 = 16)")
+      ->capture_default_str();
+  cmd->add_option("--drain-alpha", a->params.drain_alpha, "IVF: drain quantile (full pipeline)")
+      ->capture_default_str();
   cmd->add_option("--cache-nodes", a->cache_nodes, "Nodes cached in RAM (BFS from the entry)")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Search threads")->capture_default_str();

@@ -1,8 +1,16 @@
 #include "search_report.h"
 
-namespace strata::cli {
+#include <cstdio>
+#include <sstream>
 
-Result<BatchSearchResult> RunBatch(const GraphIndex& index, const VectorMatrix& queries,
+namespace strata::cli {
+namespace {
+
+bool IsIvf(const Index& index) { return index.type() == "ivf"; }
+
+}  // namespace
+
+Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
                                    const GroundTruth* gt, ReportRow* row) {
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r,
                           SearchBatch(index, queries, row->params, row->threads));
@@ -14,11 +22,10 @@ Result<BatchSearchResult> RunBatch(const GraphIndex& index, const VectorMatrix& 
   return r;
 }
 
-nlohmann::json RowToJson(const ReportRow& row, const GraphIndex& index) {
+nlohmann::json RowToJson(const ReportRow& row, const Index& index) {
   const SearchSummary& s = row.summary;
-  nlohmann::json j = {{"k", row.params.k},
-                      {"L", row.params.list_size},
-                      {"beamwidth", row.params.beam_width},
+  nlohmann::json j = {{"index_type", index.type()},
+                      {"k", row.params.k},
                       {"threads", row.threads},
                       {"num_queries", s.num_queries},
                       {"qps", s.qps},
@@ -28,16 +35,83 @@ nlohmann::json RowToJson(const ReportRow& row, const GraphIndex& index) {
                       {"mean_pages_read", s.mean_pages_read},
                       {"mean_reads", s.mean_reads},
                       {"mean_hops", s.mean_hops},
-                      {"mean_expanded", s.mean_expanded},
-                      {"mean_cache_hits", s.mean_cache_hits},
-                      {"mean_full_distances", s.mean_full_distances},
-                      {"mean_pq_distances", s.mean_pq_distances},
                       {"mean_io_wait_us", s.mean_io_wait_us},
                       {"io_wait_share", s.io_wait_share},
                       {"cache_nodes", index.cached_nodes()},
-                      {"index_memory_bytes", index.memory_bytes()}};
+                      {"index_memory_bytes", index.memory_bytes()},
+                      {"index_disk_bytes", index.disk_bytes()}};
+  if (IsIvf(index)) {
+    j["nprobe"] = row.params.nprobe;
+    j["pipeline"] = IvfPipelineName(row.params.pipeline);
+    j["inflight"] = row.params.inflight;
+    j["drain_alpha"] = row.params.drain_alpha;
+    j["mean_clusters_probed"] = s.mean_clusters_probed;
+    j["mean_survivors"] = s.mean_survivors;
+    j["mean_pages_dropped"] = s.mean_pages_dropped;
+    j["mean_wasted_reads"] = s.mean_wasted_reads;
+    j["mean_reranked"] = s.mean_reranked;
+    j["drain_share"] = s.drain_share;
+  } else {
+    j["L"] = row.params.list_size;
+    j["beamwidth"] = row.params.beam_width;
+    j["mean_expanded"] = s.mean_expanded;
+    j["mean_cache_hits"] = s.mean_cache_hits;
+    j["mean_full_distances"] = s.mean_full_distances;
+    j["mean_pq_distances"] = s.mean_pq_distances;
+  }
   if (row.recall) j["recall_at_k"] = *row.recall;
   return j;
+}
+
+void PrintRowHeader(const Index& index) {
+  if (IsIvf(index)) {
+    std::printf("%6s %10s %3s %8s %9s %9s %9s %9s %8s %8s %7s %8s %9s %7s %6s\n", "nprobe",
+                "pipeline", "T", "recall", "QPS", "mean_us", "p50_us", "p99_us", "pages/q",
+                "dropped", "wasted", "reranked", "survivors", "io_wait", "drain");
+  } else {
+    std::printf("%6s %4s %3s %8s %9s %9s %9s %9s %8s %7s %7s\n", "L", "W", "T", "recall", "QPS",
+                "mean_us", "p50_us", "p99_us", "pages/q", "hops", "io_wait");
+  }
+}
+
+void PrintRow(const Index& index, const ReportRow& row) {
+  const SearchSummary& s = row.summary;
+  const double recall = row.recall.value_or(-1.0);
+  if (IsIvf(index)) {
+    std::printf("%6u %10s %3u %8.4f %9.0f %9.0f %9.0f %9.0f %8.1f %8.1f %7.1f %8.1f %9.1f %6.0f%% "
+                "%5.0f%%\n",
+                row.params.nprobe, IvfPipelineName(row.params.pipeline), row.threads, recall,
+                s.qps, s.mean_latency_us, s.p50_latency_us, s.p99_latency_us, s.mean_pages_read,
+                s.mean_pages_dropped, s.mean_wasted_reads, s.mean_reranked, s.mean_survivors,
+                100.0 * s.io_wait_share, 100.0 * s.drain_share);
+  } else {
+    std::printf("%6u %4u %3u %8.4f %9.0f %9.0f %9.0f %9.0f %8.1f %7.1f %6.0f%%\n",
+                row.params.list_size, row.params.beam_width, row.threads, recall, s.qps,
+                s.mean_latency_us, s.p50_latency_us, s.p99_latency_us, s.mean_pages_read,
+                s.mean_hops, 100.0 * s.io_wait_share);
+  }
+  std::fflush(stdout);
+}
+
+std::string CsvHeader() {
+  return "index_type,k,L,beamwidth,nprobe,pipeline,threads,recall,qps,mean_latency_us,"
+         "p50_latency_us,p99_latency_us,mean_pages_read,mean_hops,io_wait_share,cache_nodes,"
+         "mean_pages_dropped,mean_wasted_reads,mean_reranked,mean_survivors,drain_share,"
+         "index_memory_bytes\n";
+}
+
+std::string CsvRow(const ReportRow& r, const Index& index) {
+  const SearchSummary& s = r.summary;
+  std::ostringstream f;
+  f << index.type() << ',' << r.params.k << ',' << r.params.list_size << ','
+    << r.params.beam_width << ',' << r.params.nprobe << ',' << IvfPipelineName(r.params.pipeline)
+    << ',' << r.threads << ',' << r.recall.value_or(-1.0) << ',' << s.qps << ','
+    << s.mean_latency_us << ',' << s.p50_latency_us << ',' << s.p99_latency_us << ','
+    << s.mean_pages_read << ',' << s.mean_hops << ',' << s.io_wait_share << ','
+    << index.cached_nodes() << ',' << s.mean_pages_dropped << ',' << s.mean_wasted_reads << ','
+    << s.mean_reranked << ',' << s.mean_survivors << ',' << s.drain_share << ','
+    << index.memory_bytes() << '\n';
+  return f.str();
 }
 
 }  // namespace strata::cli

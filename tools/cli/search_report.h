@@ -22,11 +22,21 @@ struct ReportRow {
 };
 
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
-Result<BatchSearchResult> RunBatch(const GraphIndex& index, const VectorMatrix& queries,
+Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
                                    const GroundTruth* gt, ReportRow* row);
 
-// JSON object with the keys documented for STATS.json.
-nlohmann::json RowToJson(const ReportRow& row, const GraphIndex& index);
+// JSON object with the keys documented for STATS.json (IVF pipeline columns
+// too when the index is an IVF index).
+nlohmann::json RowToJson(const ReportRow& row, const Index& index);
+
+// Table header and one row, in the columns that fit the index type (graph:
+// L, W; IVF: nprobe, pipeline and seed 003's pipeline columns).
+void PrintRowHeader(const Index& index);
+void PrintRow(const Index& index, const ReportRow& row);
+
+// CSV header and row, same columns as RowToJson.
+std::string CsvHeader();
+std::string CsvRow(const ReportRow& row, const Index& index);
 
 }  // namespace strata::cli
 

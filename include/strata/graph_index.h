@@ -1,0 +1,91 @@
+// The graph index (DiskANN/Vamana on SSD): building and opening.
+//
+// A graph index lives in a directory:
+//   manifest.json   format version, metric, dims, counts, parameters, build
+//                   statistics, and every file with its size and checksum
+//   graph.nodes     node records (full vector + neighbour ids) in checksummed
+//                   4 KiB sectors, read with O_DIRECT during search
+//   pq.bin          PQ codebook and one code per vector, loaded to RAM at open
+// Byte layouts: docs/format.md. Search goes through the generic Index /
+// Searcher interface of strata/index.h.
+#ifndef STRATA_GRAPH_INDEX_H_
+#define STRATA_GRAPH_INDEX_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "strata/index.h"
+
+namespace strata {
+
+// Build parameters, named as DiskANN names them.
+struct GraphBuildOptions {
+  Metric metric = Metric::kL2;   // cosine normalises vectors at ingest
+  std::uint32_t R = 64;          // maximum out-degree
+  std::uint32_t L = 125;         // search list size during the build (L_build)
+  float alpha = 1.2f;            // RobustPrune's distance threshold (>= 1)
+  // PQ code bytes per vector kept in RAM; 0 picks max(min(dim, 32), min(dim / 4, 96)).
+  std::uint32_t pq_bytes = 0;
+  unsigned threads = 0;          // 0 = all cores
+  std::uint64_t seed = 1;        // graph and PQ training seed (deterministic on 1 thread)
+  Status Validate() const;
+};
+
+// What a build did, for the CLI's report and the manifest.
+struct GraphBuildReport {
+  std::uint64_t num_vectors = 0;
+  std::uint32_t dim = 0;
+  std::uint32_t pq_bytes = 0;
+  double seconds_total = 0;
+  double seconds_load = 0;
+  double seconds_pq = 0;
+  double seconds_graph = 0;
+  double seconds_write = 0;
+  double average_degree = 0;
+  std::uint32_t max_degree = 0;
+  std::uint64_t index_bytes = 0;   // all files on disk
+  std::uint64_t peak_rss_bytes = 0;
+};
+
+// Builds a graph index over the vectors in `base_path` (any supported vector
+// format) into directory `index_dir` (created if missing; an existing index
+// there is replaced only when the new one is complete: the manifest is written
+// last). InvalidArgument for bad options, NaN/Inf rows, or zero vectors under
+// cosine; reader and I/O errors pass through.
+Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std::string& index_dir,
+                                         const GraphBuildOptions& options,
+                                         const BuildProgress& progress = nullptr);
+
+class GraphIndex : public Index {
+ public:
+  // Opens a graph index. NotFound if `dir` holds no index; InvalidArgument if
+  // it holds another type; Corruption for damaged or mismatched files;
+  // NotSupported for a newer format.
+  static Result<std::unique_ptr<GraphIndex>> Open(const std::string& dir,
+                                                  const OpenOptions& options = {});
+  ~GraphIndex() override;
+
+  std::string_view type() const override { return "graph"; }
+  std::uint32_t dim() const override;
+  Metric metric() const override;
+  ElementType element_type() const override;
+  std::uint64_t num_vectors() const override;
+  std::uint64_t cached_nodes() const override;
+  std::size_t memory_bytes() const override;
+  std::uint64_t disk_bytes() const override;
+  // "graph: 1000000 x 128 float32 l2, R=64, record 772 B, 5 records/sector, pq 32 B".
+  std::string Describe() const override;
+  // Beam widths up to max_params.beam_width (1..128).
+  Result<std::unique_ptr<Searcher>> NewSearcher(const SearchParams& max_params) const override;
+
+  struct Impl;
+
+ private:
+  explicit GraphIndex(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace strata
+
+#endif  // STRATA_GRAPH_INDEX_H_
