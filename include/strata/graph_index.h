@@ -27,10 +27,34 @@ struct GraphBuildOptions {
   float alpha = 1.2f;            // RobustPrune's distance threshold (>= 1)
   // PQ code bytes per vector kept in RAM; 0 picks max(min(dim, 32), min(dim / 4, 96)).
   std::uint32_t pq_bytes = 0;
+  // OPQ rotation alternations for the PQ codes (0 = plain PQ as DiskANN).
+  std::uint32_t opq_iterations = 0;
+  // MemGraph: in-RAM navigation graph over this fraction of the nodes (0 =
+  // none; seed 000 uses 0.1 %..1 %), with its own degree and build list size.
+  double mem_graph_ratio = 0.0;
+  std::uint32_t mem_graph_R = 32;
+  std::uint32_t mem_graph_L = 64;
+  // PageShuffle: reorder records so that graph neighbours share 4 KiB pages
+  // (Starling's block packing); `shuffle_rounds` refinement passes.
+  bool page_shuffle = false;
+  std::uint32_t shuffle_rounds = 8;
+  // All-in-storage: each record also carries its neighbours' PQ codes, so
+  // search needs only the codebook in RAM (seed 002's default layout).
+  bool all_in_storage = false;
+  // Reuse the graph of this existing index directory (same vectors, metric
+  // and R) instead of building one: for writing another layout or other codes
+  // of the same graph quickly. Empty = build.
+  std::string reuse_graph;
   unsigned threads = 0;          // 0 = all cores
   std::uint64_t seed = 1;        // graph and PQ training seed (deterministic on 1 thread)
   Status Validate() const;
 };
+
+// Sets `options`' layout and code fields to a named profile: "baseline"
+// (DiskANN: plain PQ, packed layout, no MemGraph) or "default" (the best
+// measured composition). Leaves metric, R, L, alpha, pq_bytes, threads and
+// seed alone. InvalidArgument for an unknown name.
+Status ApplyBuildProfile(const std::string& profile, GraphBuildOptions* options);
 
 // What a build did, for the CLI's report and the manifest.
 struct GraphBuildReport {
@@ -46,6 +70,13 @@ struct GraphBuildReport {
   std::uint32_t max_degree = 0;
   std::uint64_t index_bytes = 0;   // all files on disk
   std::uint64_t peak_rss_bytes = 0;
+  double seconds_mem_graph = 0;
+  double seconds_shuffle = 0;
+  std::uint32_t mem_graph_nodes = 0;
+  double overlap_before = 0;      // seed 000's OR(G) of the id-order layout
+  double overlap_after = 0;       // ... of the written layout
+  std::uint32_t records_per_page = 0;
+  std::uint64_t empty_slots = 0;
 };
 
 // Builds a graph index over the vectors in `base_path` (any supported vector

@@ -31,13 +31,28 @@ namespace strata {
 using BuildProgress = std::function<void(const char* phase, double fraction)>;
 
 // How to open an index for search.
+// Which graph nodes the node cache holds.
+enum class CachePolicy : std::uint8_t {
+  kBfs,        // nearest the entry point by BFS hops (DiskANN's static cache)
+  kFrequency,  // most often expanded by a warm-up sample of queries (Starling)
+};
+
 struct OpenOptions {
-  // Graph indexes: nodes nearest the entry point (BFS hops) kept in RAM; their
-  // reads are served without I/O. 0 disables the cache.
+  // Graph indexes: nodes kept in RAM; their reads are served without I/O.
+  // 0 disables the cache. `cache_mib`, when set, sizes the cache in MiB of
+  // records instead (and takes precedence).
   std::uint64_t cache_nodes = 0;
+  std::uint64_t cache_mib = 0;
+  CachePolicy cache_policy = CachePolicy::kBfs;
+  // Frequency policy: warm-up queries, drawn from the index's own vectors
+  // (records of random nodes), searched with the baseline beam at L 50.
+  std::uint32_t cache_warmup_queries = 1000;
   IoEngine io_engine = IoEngine::kAuto;   // see strata/io.h
   // Verify every file's checksum at open (reads the whole index once).
   bool verify_checksums = false;
+  // Graph indexes built all-in-storage: keep the PQ codes in one RAM array
+  // anyway (seed 002's opt-in) instead of reading them from the records.
+  bool resident_codes = false;
 };
 
 // One thread's handle for searching an index: owns its I/O queue and buffers.

@@ -36,6 +36,25 @@ struct SearchParams {
   // Most nodes expanded per query; 0 means max(4 L, 32) (bounds memory and time).
   std::uint32_t max_expansions = 0;
 
+  // Graph I/O techniques (seed 000), each a switch; the defaults are the
+  // "default" profile, the best measured composition (docs/graph-search.md).
+  // Start from the nearest nodes of the in-RAM navigation graph (MemGraph)
+  // when the index has one, instead of the medoid.
+  bool mem_graph = true;
+  // MemGraph walk list size (0 = max(k, 16)); its best `beam_width` nodes
+  // seed the disk search.
+  std::uint32_t mem_graph_L = 0;
+  // Page search: expand every record of each fetched page, not only the one
+  // asked for (pays off with page-shuffled layouts).
+  bool page_search = true;
+  // Dynamic width: start with `min_beam_width` reads per round and widen up
+  // to beam_width once the search converges (PipeANN's rule).
+  bool dynamic_width = true;
+  std::uint32_t min_beam_width = 2;
+  // Pipeline: keep up to beam_width reads in flight and issue the next read
+  // as soon as any completes, instead of waiting for the whole round.
+  bool pipelined = false;
+
   // IVF: clusters probed per query (0 = the index's default).
   std::uint32_t nprobe = 0;
   IvfPipeline pipeline = IvfPipeline::kFull;
@@ -61,6 +80,8 @@ struct QueryStats {
   std::uint32_t pq_distances = 0;     // compressed-code distance computations
   double io_wait_us = 0;              // time blocked waiting for reads
   double latency_us = 0;              // wall time of the whole query
+  std::uint32_t page_records = 0;     // graph: other records of fetched pages expanded (page search)
+  std::uint32_t mem_graph_distances = 0;  // graph: exact distances in the MemGraph walk
   // IVF pipeline columns (seed 003, Table 1); zero for graph indexes.
   std::uint32_t clusters_probed = 0;  // clusters scanned in RAM
   std::uint32_t survivors = 0;        // candidates passing the RAM lower-bound screen
@@ -69,6 +90,12 @@ struct QueryStats {
   std::uint32_t reranked = 0;         // records re-ranked from SSD data
   double drain_us = 0;                // time after the scan finished, draining reads
 };
+
+// Sets the graph technique switches of `params` to a named profile:
+// "baseline" (DiskANN's search: fixed beam width, no page search, no
+// MemGraph, no pipeline) or "default" (the best measured composition).
+// InvalidArgument for an unknown name.
+Status ApplySearchProfile(const std::string& profile, SearchParams* params);
 
 // Aggregate of a batch of queries: what `strata search` and `strata bench` report.
 struct SearchSummary {
@@ -87,6 +114,7 @@ struct SearchSummary {
   double mean_pq_distances = 0;
   double mean_io_wait_us = 0;
   double io_wait_share = 0;      // sum of I/O wait / sum of latency
+  double mean_page_records = 0;  // graph: page-search expansions per query
   double mean_clusters_probed = 0;   // IVF columns, zero for graph indexes
   double mean_survivors = 0;
   double mean_pages_dropped = 0;

@@ -103,7 +103,7 @@ Result<BlobContents> ReadBlobFile(const std::string& path, BlobKind kind,
     return Status::NotSupported(path + ": blob version " + std::to_string(out.version) +
                                 " is newer than this build reads");
   }
-  if (n != expected_sections) {
+  if (expected_sections != 0 && n != expected_sections) {
     return Status::Corruption(path + ": expected " + std::to_string(expected_sections) +
                               " sections, found " + std::to_string(n));
   }

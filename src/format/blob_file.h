@@ -23,6 +23,8 @@ namespace strata::format {
 enum class BlobKind : std::uint32_t {
   kPqCodes = 1,     // sections: PQ codebook (ProductQuantizer::Serialize), codes n * m
   kNodeCache = 2,   // reserved
+  kMemGraph = 3,    // sections: meta, sample vectors, adjacency, sample slots (search/mem_graph.h)
+  kIvf = 4,         // IVF RAM parts (reserved for the IVF index)
 };
 
 // Writes the sections atomically (temporary file, fsync, rename). Returns the
@@ -36,7 +38,8 @@ struct BlobContents {
 };
 
 // Reads and verifies a blob of `kind` with version <= max_version and exactly
-// `expected_sections` sections. NotFound / Corruption / NotSupported naming the path.
+// `expected_sections` sections (0: any number). NotFound / Corruption /
+// NotSupported naming the path.
 Result<BlobContents> ReadBlobFile(const std::string& path, BlobKind kind,
                                   std::uint32_t max_version, std::uint32_t expected_sections);
 

@@ -23,11 +23,17 @@ Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLay
 
   std::vector<std::byte> vec(layout.vector_bytes);
   std::vector<std::byte> record(layout.record_bytes);
-  std::vector<VectorId> nbrs;
-  auto encode = [&](std::uint64_t node) -> Status {
-    nbrs.clear();
-    STRATA_RETURN_IF_ERROR(source(node, vec, &nbrs));
-    return EncodeRecord(layout, vec, nbrs, record);
+  NodeContent content;
+  content.vector = vec;
+  auto encode = [&](std::uint64_t slot) -> Status {
+    content.neighbours.clear();
+    content.codes.clear();
+    content.empty = false;
+    content.external_id = kInvalidVectorId;
+    STRATA_RETURN_IF_ERROR(source(slot, &content));
+    if (content.empty) return EncodeEmptyRecord(layout, record);
+    return EncodeRecord(layout, vec, content.neighbours, record, content.external_id,
+                        content.codes);
   };
   auto flush = [&](std::uint64_t sector_index) -> Status {
     SealSector(sector_span, FileKind::kGraphNodes, sector_index);
@@ -40,14 +46,14 @@ Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLay
     for (std::uint64_t s = 0; s < layout.data_sectors(); ++s) {
       for (std::uint32_t slot = 0; slot < layout.records_per_sector; ++slot) {
         const std::uint64_t node = s * layout.records_per_sector + slot;
-        if (node >= layout.num_nodes) break;
+        if (node >= layout.num_slots) break;
         STRATA_RETURN_IF_ERROR(encode(node));
         std::memcpy(sector.data() + slot * layout.record_bytes, record.data(), record.size());
       }
       STRATA_RETURN_IF_ERROR(flush(1 + s));
     }
   } else {
-    for (std::uint64_t node = 0; node < layout.num_nodes; ++node) {
+    for (std::uint64_t node = 0; node < layout.num_slots; ++node) {
       STRATA_RETURN_IF_ERROR(encode(node));
       const std::uint64_t first = layout.Locate(node).sector;
       for (std::uint32_t s = 0; s < layout.sectors_per_record; ++s) {
@@ -84,14 +90,21 @@ Result<GraphNodeFile> GraphNodeFile::Open(const std::string& path) {
   return f;
 }
 
-Status GraphNodeFile::Decode(const RecordLocation& loc, std::span<const std::byte> buffer,
-                             std::vector<std::byte>* scratch, NodeRecordView* out) const {
-  for (std::uint32_t s = 0; s < loc.sectors; ++s) {
+Status GraphNodeFile::Verify(std::uint64_t first, std::uint32_t count,
+                             std::span<const std::byte> buffer) const {
+  for (std::uint32_t s = 0; s < count; ++s) {
     STRATA_RETURN_IF_ERROR(VerifySector(
         std::span<const std::byte, kSector>(buffer.data() + s * kSector, kSector),
-        FileKind::kGraphNodes, loc.sector + s, path()));
+        FileKind::kGraphNodes, first + s, path()));
   }
-  Status st = DecodeRecord(layout_, loc, buffer, scratch, out);
+  return Status::OK();
+}
+
+Status GraphNodeFile::Decode(std::uint64_t slot, const RecordLocation& loc,
+                             std::span<const std::byte> buffer, std::vector<std::byte>* scratch,
+                             NodeRecordView* out) const {
+  STRATA_RETURN_IF_ERROR(Verify(loc.sector, loc.sectors, buffer));
+  Status st = DecodeRecord(layout_, slot, loc, buffer, scratch, out);
   if (!st.ok()) return st.WithContext(path());
   return Status::OK();
 }

@@ -15,13 +15,21 @@
 
 namespace strata::format {
 
-// Supplies node `node`'s record contents: copies its vector (layout.vector_bytes)
-// into `vector` and its neighbour ids into `neighbours` (cleared by the caller).
-using NodeSource = std::function<Status(std::uint64_t node, std::span<std::byte> vector,
-                                        std::vector<VectorId>* neighbours)>;
+// What one slot's record holds, filled by a NodeSource. The writer clears
+// `neighbours` and `codes` and sets `empty` false before each call.
+struct NodeContent {
+  std::span<std::byte> vector;          // layout.vector_bytes, to be filled
+  std::vector<VectorId> neighbours;     // slot numbers
+  VectorId external_id = kInvalidVectorId;  // layouts with external ids
+  std::vector<std::uint8_t> codes;      // neighbours.size() * code_bytes (all-in-storage)
+  bool empty = false;                   // an empty slot (shuffled layouts)
+};
 
-// Writes every record in id order to `path` atomically (temporary file,
-// fsync, rename). Returns the file's size in bytes.
+// Supplies the record of slot `slot`.
+using NodeSource = std::function<Status(std::uint64_t slot, NodeContent* content)>;
+
+// Writes every slot's record in slot order to `path` atomically (temporary
+// file, fsync, rename). Returns the file's size in bytes.
 Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLayout& layout,
                                          const NodeSource& source);
 
@@ -37,9 +45,12 @@ class GraphNodeFile {
   const std::string& path() const { return file_.path(); }
 
   // Verifies the sectors of `loc` in `buffer` (loc.sectors * kSector bytes,
-  // read from loc.sector) and decodes the record. Corruption on a bad sector.
-  Status Decode(const RecordLocation& loc, std::span<const std::byte> buffer,
+  // read from loc.sector) and decodes the record of `slot`. Corruption on a
+  // bad sector.
+  Status Decode(std::uint64_t slot, const RecordLocation& loc, std::span<const std::byte> buffer,
                 std::vector<std::byte>* scratch, NodeRecordView* out) const;
+  // Verifies `count` sectors of `buffer` read from sector `first`.
+  Status Verify(std::uint64_t first, std::uint32_t count, std::span<const std::byte> buffer) const;
 
   // Synchronously reads sectors [first, first + count) into `buffer` (count *
   // kSector bytes, 4 KiB aligned) and verifies them; for loading caches.

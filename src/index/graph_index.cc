@@ -10,6 +10,7 @@
 #include "format/blob_file.h"
 #include "format/manifest.h"
 #include "index/index_files.h"
+#include "index/node_cache_loader.h"
 #include "search/graph_search.h"
 #include "strata/graph_index.h"
 
@@ -38,45 +39,6 @@ class GraphSearcher final : public Searcher {
   std::unique_ptr<search::GraphSearchContext> context_;
 };
 
-// Loads the `count` nodes nearest the entry point by BFS hops (DiskANN's
-// static cache): reads each BFS level's records synchronously, stops once
-// enough nodes are cached.
-Status LoadBfsCache(search::GraphIndexData* data, std::uint64_t count) {
-  const format::GraphLayout& layout = data->nodes.layout();
-  count = std::min<std::uint64_t>(count, layout.num_nodes);
-  if (count == 0) return Status::OK();
-  data->cache.Reserve(count, layout.record_bytes);
-  const std::uint32_t sectors = layout.Locate(0).sectors;
-  AlignedBuffer buffer(static_cast<std::size_t>(sectors) * format::kSector);
-  std::vector<std::byte> scratch;
-  std::vector<std::byte> flat(layout.record_bytes);
-  std::deque<std::uint32_t> frontier{data->entry_point};
-  std::vector<std::uint8_t> seen(layout.num_nodes, 0);
-  seen[data->entry_point] = 1;
-  while (!frontier.empty() && data->cache.size() < count) {
-    const std::uint32_t node = frontier.front();
-    frontier.pop_front();
-    const format::RecordLocation loc = layout.Locate(node);
-    STRATA_RETURN_IF_ERROR(data->nodes.ReadSectors(
-        loc.sector, loc.sectors, std::span<std::byte>(buffer.data(), buffer.size())));
-    format::NodeRecordView view;
-    STRATA_RETURN_IF_ERROR(data->nodes.Decode(
-        loc, std::span<const std::byte>(buffer.data(), buffer.size()), &scratch, &view));
-    // Store the record contiguously (gathered for multi-sector records).
-    const std::byte* start = view.vector.data();
-    std::copy_n(start, layout.record_bytes, flat.data());
-    data->cache.Add(node, flat.data());
-    for (std::uint32_t j = 0; j < view.degree; ++j) {
-      const auto nb = static_cast<std::uint32_t>(view.neighbour(j));
-      if (nb < layout.num_nodes && !seen[nb]) {
-        seen[nb] = 1;
-        frontier.push_back(nb);
-      }
-    }
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 GraphIndex::GraphIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -100,7 +62,7 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
       layout.element_type != m.element_type) {
     return Status::Corruption(dir + ": node file does not match the manifest");
   }
-  if (layout.num_nodes >= 0xFFFFFFFFull) {
+  if (layout.num_slots >= 0xFFFFFFFFull) {
     return Status::NotSupported(dir + ": search supports up to 2^32 - 2 nodes per index shard");
   }
   STRATA_ASSIGN_OR_RETURN(format::BlobContents pq_blob,
@@ -108,16 +70,49 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
   auto pq = quant::ProductQuantizer::Deserialize(pq_blob.sections[0]);
   if (!pq.ok()) return pq.status().WithContext(dir + "/" + kPqFile);
   d.pq = std::move(*pq);
-  d.pq_codes = std::move(pq_blob.sections[1]);
-  if (d.pq.dim() != m.dim || d.pq_codes.size() != m.num_vectors * d.pq.code_size()) {
-    return Status::Corruption(dir + "/" + kPqFile + ": PQ shape does not match the manifest");
+  const std::size_t code_size = d.pq.code_size();
+  if (d.pq.dim() != m.dim || pq_blob.sections[1].size() != layout.num_slots * code_size ||
+      (layout.code_bytes != 0 && layout.code_bytes != code_size)) {
+    return Status::Corruption(dir + "/" + kPqFile + ": PQ shape does not match the index");
   }
+  // All-in-storage indexes read neighbours' codes from the records unless the
+  // caller asks for resident codes.
+  if (layout.code_bytes == 0 || options.resident_codes) {
+    d.pq_codes = std::move(pq_blob.sections[1]);
+  }
+  pq_blob = format::BlobContents{};
   if (!m.parameters.contains("entry_point") || !m.parameters["entry_point"].is_number_unsigned() ||
-      m.parameters["entry_point"].get<std::uint64_t>() >= m.num_vectors) {
+      m.parameters["entry_point"].get<std::uint64_t>() >= layout.num_slots) {
     return Status::Corruption(dir + ": manifest has no valid entry_point");
   }
   d.entry_point = m.parameters["entry_point"].get<std::uint32_t>();
-  STRATA_RETURN_IF_ERROR(LoadBfsCache(&d, options.cache_nodes));
+  STRATA_ASSIGN_OR_RETURN(format::BlobContents entry,
+                          format::ReadBlobFile(dir + "/" + kEntryFile,
+                                               format::BlobKind::kMemGraph, 1, 0));
+  if (entry.sections.size() != 1 && entry.sections.size() != 6) {
+    return Status::Corruption(dir + "/" + kEntryFile + ": unexpected section count");
+  }
+  d.entry_code = std::move(entry.sections.back());
+  if (d.entry_code.size() != code_size) {
+    return Status::Corruption(dir + "/" + kEntryFile + ": entry code size");
+  }
+  if (entry.sections.size() == 6) {
+    d.mem_graph_codes = std::move(entry.sections[4]);
+    entry.sections.resize(4);
+    auto mg = search::MemGraph::Deserialize(entry.sections);
+    if (!mg.ok()) return mg.status().WithContext(dir + "/" + kEntryFile);
+    d.mem_graph = std::move(*mg);
+    if (d.mem_graph.dim() != layout.dim ||
+        d.mem_graph_codes.size() != d.mem_graph.size() * code_size) {
+      return Status::Corruption(dir + "/" + kEntryFile + ": MemGraph does not match the index");
+    }
+    for (std::uint32_t slot : d.mem_graph.slots()) {
+      if (slot >= layout.num_slots) {
+        return Status::Corruption(dir + "/" + kEntryFile + ": MemGraph slot out of range");
+      }
+    }
+  }
+  STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
 }
 
@@ -138,6 +133,13 @@ std::string GraphIndex::Describe() const {
   s += l.records_per_sector ? std::to_string(l.records_per_sector) + " records/sector"
                             : std::to_string(l.sectors_per_record) + " sectors/record";
   s += ", pq " + std::to_string(impl_->data.pq.code_size()) + " B";
+  if (!impl_->data.pq.rotation().empty()) s += " (OPQ)";
+  if (l.external_ids) s += ", shuffled";
+  if (l.code_bytes) s += impl_->data.resident_codes() ? ", all-in-storage (codes resident)"
+                                                      : ", all-in-storage";
+  if (!impl_->data.mem_graph.empty()) {
+    s += ", memgraph " + std::to_string(impl_->data.mem_graph.size()) + " nodes";
+  }
   return s;
 }
 

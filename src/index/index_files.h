@@ -6,6 +6,8 @@ namespace strata {
 
 inline constexpr const char* kGraphNodesFile = "graph.nodes";
 inline constexpr const char* kPqFile = "pq.bin";
+// Entry-point PQ code and MemGraph (BlobKind::kMemGraph).
+inline constexpr const char* kEntryFile = "entry.bin";
 
 }  // namespace strata
 

@@ -4,6 +4,7 @@
 #include "format/manifest.h"
 #include "strata/graph_index.h"
 #include "strata/index.h"
+#include "strata/ivf_index.h"
 
 namespace strata {
 
@@ -13,7 +14,11 @@ Result<std::unique_ptr<Index>> Index::Open(const std::string& dir, const OpenOpt
     STRATA_ASSIGN_OR_RETURN(auto index, GraphIndex::Open(dir, options));
     return std::unique_ptr<Index>(std::move(index));
   }
-  return Status::NotSupported(dir + ": index type '" + m.index_type + "' (known: graph)");
+  if (m.index_type == "ivf") {
+    STRATA_ASSIGN_OR_RETURN(auto index, IvfIndex::Open(dir, options));
+    return std::unique_ptr<Index>(std::move(index));
+  }
+  return Status::NotSupported(dir + ": index type '" + m.index_type + "' (known: graph, ivf)");
 }
 
 }  // namespace strata

@@ -16,11 +16,11 @@ void NodeCache::Reserve(std::size_t nodes, std::size_t record_bytes) {
   index_.reserve(nodes);
 }
 
-void NodeCache::Add(std::uint32_t node, const std::byte* record) {
-  if (index_.count(node) != 0) return;
+void NodeCache::Add(std::uint32_t slot, const std::byte* record) {
+  if (index_.count(slot) != 0) return;
   const std::size_t offset = arena_.size();
   arena_.insert(arena_.end(), record, record + record_bytes_);
-  index_.emplace(node, offset);
+  index_.emplace(slot, offset);
 }
 
 std::size_t NodeCache::MemoryBytes() const {
@@ -28,102 +28,42 @@ std::size_t NodeCache::MemoryBytes() const {
 }
 
 std::size_t GraphIndexData::MemoryBytes() const {
-  return pq_codes.capacity() + pq.centroids().size() * sizeof(float) * 2 + cache.MemoryBytes();
+  return pq_codes.capacity() + pq.centroids().size() * sizeof(float) +
+         pq.rotation().size() * sizeof(float) + entry_code.capacity() + mem_graph.MemoryBytes() +
+         mem_graph_codes.capacity() + cache.MemoryBytes();
 }
+
+GraphSearchContext::GraphSearchContext(const GraphIndexData& index)
+    : index_(index),
+      layout_(index.nodes.layout()),
+      record_distance_(index.metric, index.nodes.layout().element_type, index.dim(),
+                       index.kernels) {}
 
 Result<std::unique_ptr<GraphSearchContext>> GraphSearchContext::Create(
     const GraphIndexData& index, const IoQueueOptions& io_options, std::uint32_t max_beam_width) {
+  if (max_beam_width == 0 || max_beam_width > 128) {
+    return Status::InvalidArgument("max beam width must be in 1..128");
+  }
   std::unique_ptr<GraphSearchContext> ctx(new GraphSearchContext(index));
   IoQueueOptions opts = io_options;
   opts.queue_depth = std::max(opts.queue_depth, max_beam_width);
   STRATA_ASSIGN_OR_RETURN(ctx->queue_, MakeIoQueue(opts));
   STRATA_ASSIGN_OR_RETURN(ctx->file_id_, ctx->queue_->AddFile(index.nodes.file()));
   const std::size_t read_bytes =
-      static_cast<std::size_t>(index.nodes.layout().Locate(0).sectors) * format::kSector;
+      static_cast<std::size_t>(ctx->layout_.Locate(0).sectors) * format::kSector;
   STRATA_ASSIGN_OR_RETURN(ctx->buffers_, BufferPool::Create(max_beam_width, read_bytes));
   STRATA_RETURN_IF_ERROR(ctx->queue_->RegisterBuffers(ctx->buffers_.region()));
   ctx->max_beam_width_ = max_beam_width;
   ctx->requests_.resize(max_beam_width);
-  ctx->request_ptrs_.reserve(max_beam_width);
+  ctx->request_distance_.resize(max_beam_width);
   ctx->completed_.resize(max_beam_width);
   ctx->query_.resize(index.dim());
-  ctx->vector_scratch_.resize(index.dim());
+  if (!index.mem_graph.empty()) ctx->walker_.emplace(index.mem_graph);
   return ctx;
 }
 
-float GraphSearchContext::ExactDistance(const float* query, std::span<const std::byte> vector) {
-  const std::size_t dim = index_.dim();
-  const float* x;
-  switch (index_.nodes.layout().element_type) {
-    case ElementType::kFloat32:
-      x = reinterpret_cast<const float*>(vector.data());
-      break;
-    case ElementType::kFloat16:
-      kernels::HalfToFloatN(reinterpret_cast<const std::uint16_t*>(vector.data()),
-                            vector_scratch_.data(), dim);
-      x = vector_scratch_.data();
-      break;
-    case ElementType::kBFloat16:
-      kernels::BFloat16ToFloatN(reinterpret_cast<const std::uint16_t*>(vector.data()),
-                                vector_scratch_.data(), dim);
-      x = vector_scratch_.data();
-      break;
-    case ElementType::kUint8:
-      for (std::size_t i = 0; i < dim; ++i) {
-        vector_scratch_[i] = static_cast<float>(reinterpret_cast<const std::uint8_t*>(vector.data())[i]);
-      }
-      x = vector_scratch_.data();
-      break;
-    case ElementType::kInt8:
-      for (std::size_t i = 0; i < dim; ++i) {
-        vector_scratch_[i] = static_cast<float>(reinterpret_cast<const std::int8_t*>(vector.data())[i]);
-      }
-      x = vector_scratch_.data();
-      break;
-    default:
-      return std::numeric_limits<float>::infinity();
-  }
-  switch (index_.metric) {
-    case Metric::kL2: return index_.kernels->l2_f32(query, x, dim);
-    case Metric::kInnerProduct: return -index_.kernels->ip_f32(query, x, dim);
-    case Metric::kCosine: {
-      // Float records were normalised at build; integer records are scored
-      // with their exact cosine.
-      if (index_.nodes.layout().element_type == ElementType::kFloat32 ||
-          index_.nodes.layout().element_type == ElementType::kFloat16 ||
-          index_.nodes.layout().element_type == ElementType::kBFloat16) {
-        return 1.0f - index_.kernels->ip_f32(query, x, dim);
-      }
-      const float xx = kernels::SquaredNorm(x, dim);
-      return xx == 0.0f ? 1.0f : 1.0f - index_.kernels->ip_f32(query, x, dim) / std::sqrt(xx);
-    }
-  }
-  return std::numeric_limits<float>::infinity();
-}
-
-void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
-                                         QueryStats* stats) {
-  fresh_.clear();
-  for (std::uint32_t j = 0; j < record.degree; ++j) {
-    const auto nb = static_cast<std::uint32_t>(record.neighbour(j));
-    if (nb < index_.num_nodes() && visited_.Insert(nb)) fresh_.push_back(nb);
-  }
-  if (fresh_.empty()) return;
-  const std::size_t m = index_.pq.code_size();
-  fresh_codes_.resize(fresh_.size() * m);
-  for (std::size_t i = 0; i < fresh_.size(); ++i) {
-    std::copy_n(index_.code(fresh_[i]), m, fresh_codes_.data() + i * m);
-  }
-  fresh_dists_.resize(fresh_.size());
-  quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
-  stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
-  for (std::size_t i = 0; i < fresh_.size(); ++i) candidates_.Insert(fresh_[i], fresh_dists_[i]);
-}
-
-Status GraphSearchContext::Search(std::span<const float> query, const SearchParams& params,
-                                  std::span<VectorId> ids, std::span<float> distances,
-                                  QueryStats* stats) {
-  const Timer timer;
+Status GraphSearchContext::Prepare(std::span<const float> query, const SearchParams& params,
+                                   QueryStats* stats) {
   *stats = QueryStats{};
   STRATA_RETURN_IF_ERROR(params.Validate());
   if (params.list_size < params.k) {
@@ -139,98 +79,258 @@ Status GraphSearchContext::Search(std::span<const float> query, const SearchPara
                                    " exceeds this context's maximum " +
                                    std::to_string(max_beam_width_));
   }
-  if (ids.size() < params.k || distances.size() < params.k) {
-    return Status::InvalidArgument("result buffers smaller than k");
-  }
   for (float v : query) {
     if (!std::isfinite(v)) return Status::InvalidArgument("query contains NaN or Inf");
   }
   std::copy(query.begin(), query.end(), query_.begin());
   if (index_.metric == Metric::kCosine) kernels::NormalizeInPlace(query_.data(), query_.size());
   STRATA_RETURN_IF_ERROR(index_.pq.ComputeDistanceTable(query_.data(), index_.metric, &table_));
+  list_.Reset(params.list_size);
+  offered_.Clear();
+  expanded_.Clear();
+  pages_.Clear();
+  results_.clear();
+  pending_.clear();
+  free_buffers_.clear();
+  for (std::uint32_t b = max_beam_width_; b > 0; --b) free_buffers_.push_back(b - 1);
+  width_ = params.dynamic_width ? std::min(params.min_beam_width, params.beam_width)
+                                : params.beam_width;
+  converged_ = false;
+  reads_in_ = reads_total_ = 0;
+  taken_ = 0;
+  return Status::OK();
+}
 
-  const format::GraphLayout& layout = index_.nodes.layout();
-  const std::uint32_t max_expansions =
-      params.max_expansions ? params.max_expansions : std::max(4 * params.list_size, 32u);
-  candidates_.Reset(params.list_size);
-  visited_.Clear();
-  fetched_.clear();
-  visited_.Insert(index_.entry_point);
-  candidates_.Insert(index_.entry_point,
-                     quant::ComputeDistance(table_, index_.code(index_.entry_point)));
+void GraphSearchContext::Seed(const SearchParams& params, QueryStats* stats) {
+  if (params.mem_graph && walker_) {
+    const std::uint32_t mem_l = params.mem_graph_L ? params.mem_graph_L
+                                                   : std::max<std::uint32_t>(params.k, 16);
+    stats->mem_graph_distances +=
+        static_cast<std::uint32_t>(walker_->Search(query_.data(), mem_l, mem_l, &seeds_));
+    const std::size_t m = index_.pq.code_size();
+    for (std::uint32_t s : seeds_) {
+      const std::uint32_t slot = index_.mem_graph.slots()[s];
+      if (!offered_.Insert(slot)) continue;
+      const std::uint8_t* code = index_.resident_codes()
+                                     ? index_.code(slot)
+                                     : index_.mem_graph_codes.data() + static_cast<std::size_t>(s) * m;
+      list_.Insert(slot, quant::ComputeDistance(table_, code));
+      ++stats->pq_distances;
+    }
+    if (list_.size() > 0) return;
+  }
+  offered_.Insert(index_.entry_point);
+  list_.Insert(index_.entry_point, quant::ComputeDistance(table_, index_.entry_code.data()));
   ++stats->pq_distances;
+}
 
+void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
+                                         QueryStats* stats) {
+  fresh_.clear();
+  const std::size_t m = index_.pq.code_size();
+  const bool resident = index_.resident_codes();
+  fresh_codes_.clear();
+  for (std::uint32_t j = 0; j < record.degree; ++j) {
+    const auto nb = static_cast<std::uint32_t>(record.neighbour(j));
+    if (nb >= index_.num_slots() || expanded_.Contains(nb) || !offered_.Insert(nb)) continue;
+    fresh_.push_back(nb);
+    const std::uint8_t* code =
+        resident ? index_.code(nb) : record.codes + static_cast<std::size_t>(j) * m;
+    fresh_codes_.insert(fresh_codes_.end(), code, code + m);
+  }
+  if (fresh_.empty()) return;
+  fresh_dists_.resize(fresh_.size());
+  quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
+  stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
+  for (std::size_t i = 0; i < fresh_.size(); ++i) list_.Insert(fresh_[i], fresh_dists_[i]);
+}
+
+void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView& record,
+                                QueryStats* stats) {
+  if (record.external_id == kInvalidVectorId || !expanded_.Insert(slot)) return;
+  if (trace_ != nullptr) trace_->push_back(slot);
+  results_.emplace_back(record_distance_(query_.data(), record.vector), record.external_id);
+  ++stats->full_distances;
+  OfferNeighbours(record, stats);
+}
+
+Status GraphSearchContext::Take(const SearchParams& params, QueryStats* stats) {
+  const DiskCandidates::Entry e = list_.TakeNew();
+  ++taken_;
+  if (expanded_.Contains(e.id)) return Status::OK();  // expanded from a page already read
+  if (const std::byte* cached = index_.cache.Find(e.id)) {
+    ++stats->cache_hits;
+    ++stats->expanded;
+    format::NodeRecordView record;
+    STRATA_RETURN_IF_ERROR(format::DecodeContiguousRecord(layout_, e.id, cached, &record));
+    Expand(e.id, record, stats);
+    return Status::OK();
+  }
+  const bool by_page = params.page_search && layout_.records_per_page() > 1;
+  if (by_page && !pages_.Insert(static_cast<std::uint32_t>(layout_.PageOf(e.id)))) {
+    return Status::OK();  // its page is in flight; it is expanded when the page arrives
+  }
+  const std::uint32_t b = free_buffers_.back();
+  free_buffers_.pop_back();
+  const format::RecordLocation loc = layout_.Locate(e.id);
+  IoRequest& r = requests_[b];
+  r = IoRequest{};
+  r.file = file_id_;
+  r.offset = loc.sector * format::kSector;
+  r.length = loc.sectors * static_cast<std::uint32_t>(format::kSector);
+  r.buffer = buffers_.buffer(b);
+  r.tag = (static_cast<std::uint64_t>(b) << 32) | e.id;
+  request_distance_[b] = e.distance;
+  pending_.push_back(&r);
+  return Status::OK();
+}
+
+Status GraphSearchContext::SubmitPending(QueryStats* stats) {
+  if (pending_.empty()) return Status::OK();
+  STRATA_RETURN_IF_ERROR(queue_->Submit(pending_));
+  stats->reads += static_cast<std::uint32_t>(pending_.size());
+  ++stats->hops;
+  pending_.clear();
+  return Status::OK();
+}
+
+Status GraphSearchContext::Complete(IoRequest* r, const SearchParams& params, QueryStats* stats) {
+  STRATA_RETURN_IF_ERROR(r->status.WithContext(index_.nodes.path()));
+  const auto target = static_cast<std::uint32_t>(r->tag & 0xFFFFFFFFu);
+  const auto buffer = static_cast<std::uint32_t>(r->tag >> 32);
+  const format::RecordLocation loc = layout_.Locate(target);
+  const std::span<const std::byte> data(r->buffer, r->length);
+  stats->pages_read += loc.sectors;
+  STRATA_RETURN_IF_ERROR(index_.nodes.Verify(loc.sector, loc.sectors, data));
+  ++stats->expanded;
+  if (list_.WouldKeep(request_distance_[buffer])) ++reads_in_;
+  ++reads_total_;
   format::NodeRecordView record;
-  auto expand = [&](std::uint32_t node, const format::NodeRecordView& rec) {
-    fetched_.push_back({node, ExactDistance(query_.data(), rec.vector)});
-    ++stats->full_distances;
-    OfferNeighbours(rec, stats);
-  };
-
-  std::vector<std::uint32_t> beam;
-  beam.reserve(params.beam_width);
-  while (candidates_.HasUnexpanded() && stats->expanded < max_expansions) {
-    beam.clear();
-    while (beam.size() < params.beam_width && candidates_.HasUnexpanded()) {
-      beam.push_back(candidates_.ExpandNext().id);
-    }
-    ++stats->hops;
-    // Cached nodes are expanded from RAM; the rest are read in one batch.
-    request_ptrs_.clear();
-    for (std::uint32_t node : beam) {
-      ++stats->expanded;
-      if (const std::byte* cached = index_.cache.Find(node)) {
-        ++stats->cache_hits;
-        // A cached record is contiguous (gathered at load), so decode it as a
-        // single-sector record at offset 0.
-        format::RecordLocation flat;
-        flat.sectors = 1;
-        STRATA_RETURN_IF_ERROR(format::DecodeRecord(
-            layout, flat, std::span<const std::byte>(cached, layout.record_bytes),
-            &record_scratch_, &record));
-        expand(node, record);
-        continue;
-      }
-      const format::RecordLocation loc = layout.Locate(node);
-      IoRequest& r = requests_[request_ptrs_.size()];
-      r = IoRequest{};
-      r.file = file_id_;
-      r.offset = loc.sector * format::kSector;
-      r.length = loc.sectors * static_cast<std::uint32_t>(format::kSector);
-      r.buffer = buffers_.buffer(request_ptrs_.size());
-      r.tag = node;
-      request_ptrs_.push_back(&r);
-    }
-    if (request_ptrs_.empty()) continue;
-    STRATA_RETURN_IF_ERROR(queue_->Submit(request_ptrs_));
-    stats->reads += static_cast<std::uint32_t>(request_ptrs_.size());
-    std::size_t done = 0;
-    const Timer io_timer;
-    while (done < request_ptrs_.size()) {
-      STRATA_ASSIGN_OR_RETURN(std::size_t n,
-                              queue_->Wait(completed_, request_ptrs_.size() - done));
-      done += n;
-    }
-    stats->io_wait_us += io_timer.ElapsedMicros();
-    // Expand in beam order (not completion order) so results do not depend on
-    // I/O timing: identical across runs and thread counts.
-    for (IoRequest* r : request_ptrs_) {
-      STRATA_RETURN_IF_ERROR(r->status.WithContext(index_.nodes.path()));
-      const auto node = static_cast<std::uint32_t>(r->tag);
-      const format::RecordLocation loc = layout.Locate(node);
-      stats->pages_read += loc.sectors;
-      STRATA_RETURN_IF_ERROR(index_.nodes.Decode(
-          loc, std::span<const std::byte>(r->buffer, r->length), &record_scratch_, &record));
-      // Decode's view points at the record's offset inside its sector.
-      expand(node, record);
+  Status st = format::DecodeRecord(layout_, target, loc, data, &record_scratch_, &record);
+  if (!st.ok()) return st.WithContext(index_.nodes.path());
+  Expand(target, record, stats);
+  const std::uint32_t per_page = layout_.records_per_page();
+  if (params.page_search && per_page > 1) {
+    const std::uint64_t first = layout_.PageOf(target) * per_page;
+    const std::uint64_t end = std::min<std::uint64_t>(first + per_page, index_.num_slots());
+    for (std::uint64_t s = first; s < end; ++s) {
+      const auto slot = static_cast<std::uint32_t>(s);
+      if (slot == target || expanded_.Contains(slot)) continue;
+      st = format::DecodeRecord(layout_, slot, layout_.Locate(slot), data, &record_scratch_,
+                                &record);
+      if (!st.ok()) return st.WithContext(index_.nodes.path());
+      if (record.external_id == kInvalidVectorId) continue;  // empty slot
+      list_.SetState(slot, DiskCandidates::kDone);
+      ++stats->page_records;
+      Expand(slot, record, stats);
     }
   }
+  free_buffers_.push_back(buffer);
+  return Status::OK();
+}
 
-  std::sort(fetched_.begin(), fetched_.end(), graph::NeighborLess);
-  const std::size_t found = std::min<std::size_t>(params.k, fetched_.size());
+void GraphSearchContext::UpdateWidth(const SearchParams& params) {
+  if (!params.dynamic_width || width_ >= params.beam_width) return;
+  // The approach phase ends once the frontier sits a few positions deep in
+  // the list: the nearest candidates are done and new ones land behind them.
+  if (!converged_) {
+    if (list_.FirstNew() < 5) return;
+    converged_ = true;
+    reads_in_ = reads_total_ = 0;
+    return;
+  }
+  // Widen while at most 10 % of recent reads were for nodes the list would
+  // no longer keep (PipeANN's rule): extra reads then rarely go to waste.
+  if (reads_total_ > 0 && 10 * (reads_total_ - reads_in_) <= reads_total_) {
+    width_ = std::min(width_ + 1, params.beam_width);
+  }
+}
+
+Status GraphSearchContext::RunRounds(const SearchParams& params, QueryStats* stats) {
+  const std::uint32_t max_taken =
+      params.max_expansions ? params.max_expansions : std::max(4 * params.list_size, 32u);
+  while (list_.HasNew() && taken_ < max_taken) {
+    std::uint32_t round = 0;
+    while (round < width_ && list_.HasNew() && taken_ < max_taken) {
+      STRATA_RETURN_IF_ERROR(Take(params, stats));
+      ++round;
+    }
+    if (pending_.empty()) continue;
+    // Expand in issue order (not completion order) so results do not depend
+    // on I/O timing.
+    std::vector<IoRequest*>& batch = completed_;
+    const std::size_t n = pending_.size();
+    batch.assign(pending_.begin(), pending_.end());
+    STRATA_RETURN_IF_ERROR(SubmitPending(stats));
+    const Timer io_timer;
+    std::size_t done = 0;
+    IoRequest* scratch[128];
+    while (done < n) {
+      STRATA_ASSIGN_OR_RETURN(std::size_t got,
+                              queue_->Wait(std::span<IoRequest*>(scratch, n - done), n - done));
+      done += got;
+    }
+    stats->io_wait_us += io_timer.ElapsedMicros();
+    for (std::size_t i = 0; i < n; ++i) STRATA_RETURN_IF_ERROR(Complete(batch[i], params, stats));
+    UpdateWidth(params);
+  }
+  return Status::OK();
+}
+
+Status GraphSearchContext::RunPipelined(const SearchParams& params, QueryStats* stats) {
+  const std::uint32_t max_taken =
+      params.max_expansions ? params.max_expansions : std::max(4 * params.list_size, 32u);
+  std::uint32_t in_flight = 0;
+  IoRequest* done[128];
+  for (;;) {
+    // Refill: keep `width_` reads in flight.
+    while (in_flight + pending_.size() < width_ && list_.HasNew() && taken_ < max_taken) {
+      STRATA_RETURN_IF_ERROR(Take(params, stats));
+    }
+    in_flight += static_cast<std::uint32_t>(pending_.size());
+    STRATA_RETURN_IF_ERROR(SubmitPending(stats));
+    if (in_flight == 0) {
+      if (!list_.HasNew() || taken_ >= max_taken) break;
+      continue;  // cache hits only: take more
+    }
+    // Harvest what has completed; block (never spin) only when nothing has.
+    STRATA_ASSIGN_OR_RETURN(std::size_t got, queue_->Poll(std::span<IoRequest*>(done, in_flight)));
+    if (got == 0) {
+      const Timer io_timer;
+      STRATA_ASSIGN_OR_RETURN(got, queue_->Wait(std::span<IoRequest*>(done, in_flight), 1));
+      stats->io_wait_us += io_timer.ElapsedMicros();
+    }
+    in_flight -= static_cast<std::uint32_t>(got);
+    for (std::size_t i = 0; i < got; ++i) STRATA_RETURN_IF_ERROR(Complete(done[i], params, stats));
+    UpdateWidth(params);
+  }
+  return Status::OK();
+}
+
+Status GraphSearchContext::Search(std::span<const float> query, const SearchParams& params,
+                                  std::span<VectorId> ids, std::span<float> distances,
+                                  QueryStats* stats) {
+  const Timer timer;
+  STRATA_RETURN_IF_ERROR(Prepare(query, params, stats));
+  if (ids.size() < params.k || distances.size() < params.k) {
+    return Status::InvalidArgument("result buffers smaller than k");
+  }
+  Seed(params, stats);
+  Status st = params.pipelined ? RunPipelined(params, stats) : RunRounds(params, stats);
+  if (!st.ok()) {
+    // Drain reads still in flight so their buffers are not written later.
+    while (queue_->in_flight() > 0) {
+      IoRequest* done[128];
+      if (!queue_->Wait(std::span<IoRequest*>(done, 128), 1).ok()) break;
+    }
+    pending_.clear();
+    return st;
+  }
+  const std::size_t found = std::min<std::size_t>(params.k, results_.size());
+  std::partial_sort(results_.begin(), results_.begin() + found, results_.end());
   for (std::size_t i = 0; i < params.k; ++i) {
-    ids[i] = i < found ? fetched_[i].id : kInvalidVectorId;
-    distances[i] = i < found ? fetched_[i].distance : std::numeric_limits<float>::infinity();
+    ids[i] = i < found ? results_[i].second : kInvalidVectorId;
+    distances[i] = i < found ? results_[i].first : std::numeric_limits<float>::infinity();
   }
   stats->latency_us = timer.ElapsedMicros();
   return Status::OK();

@@ -1,73 +1,116 @@
-// Beam search over an SSD-resident graph index (DiskANN's search, seed 000's
-// baseline): a candidate list of size L ranked by PQ distance (codes in RAM);
-// each round takes up to W (beam width) nearest unexpanded candidates, reads
-// their records from SSD in one batch through the caller's IoQueue (O_DIRECT,
-// io_uring by default), computes the exact distance of every fetched node
-// (kept for the final re-rank) and the PQ distance of its unvisited
-// neighbours, which enter the list. Results come only from fetched nodes,
-// ranked by exact distance. The walk is bounded by max(4 L, 32) expansions
-// (seed 002), so memory per query stays small.
+// Search over an SSD-resident graph index: DiskANN's beam search with the I/O
+// techniques of seed 000 as switches (SearchParams):
+//   - candidate list of size L ranked by PQ distance (codes in RAM, or inline
+//     in the records for all-in-storage indexes);
+//   - entry: the medoid, or the nearest sample nodes of the in-RAM MemGraph;
+//   - each round reads the pages of up to W (beam width) nearest unexpanded
+//     candidates through the caller's IoQueue (O_DIRECT, io_uring by
+//     default); with dynamic width W starts small and grows once the search
+//     converges; with the pipeline, reads are issued as soon as any completes
+//     instead of once per round;
+//   - an expanded node's exact distance is kept for the final re-rank and its
+//     unvisited neighbours are PQ-scored into the list; with page search every
+//     record of a fetched page is expanded (pages are then read once each);
+//   - the walk is bounded by max(4 L, 32) expansions (seed 002).
+// Results come only from expanded nodes, ranked by exact distance, and are
+// reported as external ids. Without the pipeline, results are independent of
+// I/O timing (identical across runs and thread counts).
 #ifndef STRATA_SEARCH_GRAPH_SEARCH_H_
 #define STRATA_SEARCH_GRAPH_SEARCH_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
-#include "graph/neighbor.h"
 #include "graph/visited_set.h"
+#include "search/disk_candidates.h"
 #include "search/graph_index_data.h"
+#include "search/record_distance.h"
 #include "strata/io.h"
 #include "strata/result.h"
 #include "strata/search.h"
 
 namespace strata::search {
 
-
 // Per-thread search state: the I/O queue and buffers (allocated once, reused
-// by every query), candidate list, visited set and scratch. Not thread-safe;
+// by every query), candidate list, visited sets and scratch. Not thread-safe;
 // one per search thread.
 class GraphSearchContext {
  public:
-  // `max_beam_width` bounds SearchParams::beam_width for this context.
+  // `max_beam_width` (1..128) bounds SearchParams::beam_width for this context.
   static Result<std::unique_ptr<GraphSearchContext>> Create(const GraphIndexData& index,
                                                             const IoQueueOptions& io_options,
                                                             std::uint32_t max_beam_width = 64);
 
   // Searches `query` (dim floats; normalised internally for cosine). Writes
-  // min(k, found) ids and exact distances (ascending) into `ids`/`distances`
-  // (size >= k); the rest are kInvalidVectorId / +inf. Corruption if a read
-  // sector fails its checksum; IOError if a read fails.
+  // min(k, found) external ids and exact distances (ascending) into
+  // `ids`/`distances` (size >= k); the rest are kInvalidVectorId / +inf.
+  // InvalidArgument for bad parameters or query; Corruption if a read sector
+  // fails its checksum; IOError if a read fails.
   Status Search(std::span<const float> query, const SearchParams& params,
                 std::span<VectorId> ids, std::span<float> distances, QueryStats* stats);
 
   IoEngine engine() const { return queue_->engine(); }
 
+  // While set, every expanded slot is appended to `trace` (for the frequency
+  // cache's warm-up); null to stop.
+  void SetTrace(std::vector<std::uint32_t>* trace) { trace_ = trace; }
+
  private:
-  GraphSearchContext(const GraphIndexData& index) : index_(index) {}
-  float ExactDistance(const float* query, std::span<const std::byte> vector);
-  // Scores the unvisited neighbours of one expanded node on PQ codes and
-  // offers them to the candidate list.
+  explicit GraphSearchContext(const GraphIndexData& index);
+
+  Status Prepare(std::span<const float> query, const SearchParams& params, QueryStats* stats);
+  void Seed(const SearchParams& params, QueryStats* stats);
+  Status RunRounds(const SearchParams& params, QueryStats* stats);
+  Status RunPipelined(const SearchParams& params, QueryStats* stats);
+  // Takes the nearest new candidate: expands it from the cache, or queues a
+  // read of its page into pending_ (unless page search already covers it).
+  Status Take(const SearchParams& params, QueryStats* stats);
+  Status SubmitPending(QueryStats* stats);
+  // Decodes a completed read and expands its target (and, with page search,
+  // the other records of the page); returns the buffer to the free list.
+  Status Complete(IoRequest* request, const SearchParams& params, QueryStats* stats);
+  void Expand(std::uint32_t slot, const format::NodeRecordView& record, QueryStats* stats);
   void OfferNeighbours(const format::NodeRecordView& record, QueryStats* stats);
+  // Dynamic width: widens the beam once the search converges and nearly all
+  // reads land inside the list (PipeANN's adaptive rule).
+  void UpdateWidth(const SearchParams& params);
 
   const GraphIndexData& index_;
+  const format::GraphLayout& layout_;
   std::unique_ptr<IoQueue> queue_;
   IoFileId file_id_ = 0;
   BufferPool buffers_;
   std::uint32_t max_beam_width_ = 0;
-  graph::CandidateList candidates_;
-  graph::VisitedSet visited_;
+  std::optional<MemGraph::Walker> walker_;
+  RecordDistance record_distance_;
+
+  // Per-query state.
+  DiskCandidates list_;
+  graph::VisitedSet offered_;    // slots ever scored into the list
+  graph::VisitedSet expanded_;   // slots expanded (exact distance known)
+  graph::VisitedSet pages_;      // pages read or in flight (page search)
   quant::PqDistanceTable table_;
-  std::vector<float> query_;                 // preprocessed query
-  std::vector<float> vector_scratch_;        // record vector converted to float
-  std::vector<std::byte> record_scratch_;    // multi-sector gather
-  std::vector<graph::Neighbor> fetched_;     // exact distances of fetched nodes
-  std::vector<std::uint32_t> fresh_;         // unvisited neighbours of one node
-  std::vector<std::uint8_t> fresh_codes_;    // their PQ codes, gathered
+  std::vector<float> query_;
+  std::uint32_t width_ = 0;
+  bool converged_ = false;
+  std::uint32_t reads_in_ = 0, reads_total_ = 0;  // dynamic-width counters
+  std::uint32_t taken_ = 0;                       // candidates taken (walk bound)
+  std::vector<std::uint32_t>* trace_ = nullptr;
+
+  std::vector<std::pair<float, VectorId>> results_;  // exact distance, external id
+  std::vector<std::byte> record_scratch_;
+  std::vector<std::uint32_t> fresh_;
+  std::vector<std::uint8_t> fresh_codes_;
   std::vector<float> fresh_dists_;
-  std::vector<IoRequest> requests_;
-  std::vector<IoRequest*> request_ptrs_;
+  std::vector<std::uint32_t> seeds_;
+  std::vector<IoRequest> requests_;       // one per buffer
+  std::vector<float> request_distance_;   // PQ distance of each request's target
+  std::vector<std::uint32_t> free_buffers_;
+  std::vector<IoRequest*> pending_;       // filled, not yet submitted
   std::vector<IoRequest*> completed_;
 };
 

@@ -11,9 +11,30 @@ Status SearchParams::Validate() const {
   if (beam_width == 0 || beam_width > 128) {
     return Status::InvalidArgument("beam width must be in 1..128");
   }
+  if (min_beam_width == 0) return Status::InvalidArgument("min beam width must be at least 1");
   if (inflight > 256) return Status::InvalidArgument("inflight must be at most 256");
   if (!(drain_alpha > 0.0f && drain_alpha <= 1.0f)) {
     return Status::InvalidArgument("drain alpha must be in (0, 1]");
+  }
+  return Status::OK();
+}
+
+Status ApplySearchProfile(const std::string& profile, SearchParams* params) {
+  if (profile == "baseline") {
+    params->mem_graph = false;
+    params->page_search = false;
+    params->dynamic_width = false;
+    params->pipelined = false;
+  } else if (profile == "default") {
+    const SearchParams defaults;
+    params->mem_graph = defaults.mem_graph;
+    params->mem_graph_L = defaults.mem_graph_L;
+    params->page_search = defaults.page_search;
+    params->dynamic_width = defaults.dynamic_width;
+    params->min_beam_width = defaults.min_beam_width;
+    params->pipelined = defaults.pipelined;
+  } else {
+    return Status::InvalidArgument("unknown profile '" + profile + "' (baseline, default)");
   }
   return Status::OK();
 }

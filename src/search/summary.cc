@@ -23,6 +23,7 @@ SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
     s.mean_cache_hits += q.cache_hits;
     s.mean_full_distances += q.full_distances;
     s.mean_pq_distances += q.pq_distances;
+    s.mean_page_records += q.page_records;
     s.mean_clusters_probed += q.clusters_probed;
     s.mean_survivors += q.survivors;
     s.mean_pages_dropped += q.pages_dropped;
@@ -40,6 +41,7 @@ SearchSummary Summarize(const std::vector<QueryStats>& stats, double seconds) {
   s.mean_cache_hits /= n;
   s.mean_full_distances /= n;
   s.mean_pq_distances /= n;
+  s.mean_page_records /= n;
   s.mean_clusters_probed /= n;
   s.mean_survivors /= n;
   s.mean_pages_dropped /= n;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ablation.h"
 #include "command.h"
 #include "search_report.h"
 #include "strata/dataset.h"
@@ -15,7 +16,7 @@ namespace strata::cli {
 namespace {
 
 struct BenchArgs {
-  std::string index, queries, gt, json, csv, engine = "auto";
+  std::string index, queries, gt, json, csv;
   std::uint32_t k = 10;
   std::vector<std::uint32_t> L = {10, 20, 30, 50, 75, 100, 150, 200};
   std::vector<std::uint32_t> beamwidth = {4};
@@ -24,14 +25,19 @@ struct BenchArgs {
   std::uint32_t inflight = 0;
   float drain_alpha = 0.4f;
   std::vector<unsigned> threads = {1, 2};
-  std::uint64_t cache_nodes = 0;
   double target_recall = 0;
+  GraphSearchFlags graph;
+  OpenFlags open;
+  bool ablation = false;
+  std::string shuffled_index, default_index;
 };
 
 // The sweep's settings in run order: per thread count and configuration, the
 // swept knob (L or nprobe) ascending.
 Result<std::vector<ReportRow>> Settings(const BenchArgs& a, bool ivf) {
   std::vector<ReportRow> rows;
+  SearchParams base;
+  STRATA_RETURN_IF_ERROR(ApplyGraphSearchFlags(a.graph, &base));
   for (unsigned t : a.threads) {
     if (ivf) {
       for (const std::string& name : a.pipelines) {
@@ -52,6 +58,7 @@ Result<std::vector<ReportRow>> Settings(const BenchArgs& a, bool ivf) {
       for (std::uint32_t w : a.beamwidth) {
         for (std::uint32_t l : a.L) {
           ReportRow row;
+          row.params = base;
           row.params.k = a.k;
           row.params.list_size = std::max(l, a.k);
           row.params.beam_width = w;
@@ -71,9 +78,26 @@ bool SameConfig(const ReportRow& x, const ReportRow& y) {
 }
 
 Status RunBench(const BenchArgs& a) {
-  OpenOptions open;
-  open.cache_nodes = a.cache_nodes;
-  STRATA_ASSIGN_OR_RETURN(open.io_engine, ParseIoEngine(a.engine));
+  if (a.ablation) {
+    if (a.shuffled_index.empty()) {
+      return Status::InvalidArgument("--ablation needs --shuffled-index (and --index: packed)");
+    }
+    AblationArgs ab;
+    ab.packed_index = a.index;
+    ab.shuffled_index = a.shuffled_index;
+    ab.default_index = a.default_index;
+    ab.queries = a.queries;
+    ab.gt = a.gt;
+    ab.json = a.json;
+    ab.engine = a.open.engine;
+    ab.k = a.k;
+    ab.L = a.L;
+    ab.beam_width = a.beamwidth.front();
+    ab.threads = a.threads;
+    if (a.open.cache_nodes) ab.cache_nodes = a.open.cache_nodes;
+    return RunAblation(ab);
+  }
+  STRATA_ASSIGN_OR_RETURN(OpenOptions open, ToOpenOptions(a.open));
   STRATA_ASSIGN_OR_RETURN(auto index, Index::Open(a.index, open));
   const bool ivf = index->type() == "ivf";
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
@@ -164,10 +188,15 @@ void AddBenchCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Thread counts, comma-separated")->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--cache-nodes", a->cache_nodes, "Graph: nodes cached in RAM (BFS from the entry)")
-      ->capture_default_str();
-  cmd->add_option("--io-engine", a->engine, "auto, uring, aio or pread")->capture_default_str();
+  AddGraphSearchFlags(cmd, &a->graph);
+  AddOpenFlags(cmd, &a->open);
   cmd->add_option("--target-recall", a->target_recall, "Report the smallest L / nprobe reaching it");
+  cmd->add_flag("--ablation", a->ablation,
+                "Graph: run seed 000's single-factor and combined configurations (needs "
+                "--shuffled-index; --index is the packed index, both with a MemGraph)");
+  cmd->add_option("--shuffled-index", a->shuffled_index, "Ablation: the page-shuffled index");
+  cmd->add_option("--default-index", a->default_index,
+                  "Ablation: the default profile's index, measured as a last configuration");
   cmd->add_option("--json", a->json, "Write rows as JSON");
   cmd->add_option("--csv", a->csv, "Write rows as CSV");
   cmd->callback([a, action] { *action = [a] { return RunBench(*a); }; });

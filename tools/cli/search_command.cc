@@ -13,16 +13,15 @@ namespace strata::cli {
 namespace {
 
 struct SearchArgs {
-  std::string index, queries, out, stats, gt, engine = "auto", pipeline = "full";
+  std::string index, queries, out, stats, gt, pipeline = "full";
   SearchParams params;
-  std::uint64_t cache_nodes = 0;
+  GraphSearchFlags graph;
+  OpenFlags open;
   unsigned threads = 1;
 };
 
 Status RunSearch(const SearchArgs& a) {
-  OpenOptions open;
-  open.cache_nodes = a.cache_nodes;
-  STRATA_ASSIGN_OR_RETURN(open.io_engine, ParseIoEngine(a.engine));
+  STRATA_ASSIGN_OR_RETURN(OpenOptions open, ToOpenOptions(a.open));
   STRATA_ASSIGN_OR_RETURN(auto index, Index::Open(a.index, open));
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
   std::optional<GroundTruth> gt;
@@ -31,6 +30,7 @@ Status RunSearch(const SearchArgs& a) {
   }
   ReportRow row;
   row.params = a.params;
+  STRATA_RETURN_IF_ERROR(ApplyGraphSearchFlags(a.graph, &row.params));
   STRATA_RETURN_IF_ERROR(ParseIvfPipeline(a.pipeline, &row.params.pipeline));
   row.threads = a.threads;
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row));
@@ -69,10 +69,9 @@ void AddSearchCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--drain-alpha", a->params.drain_alpha, "IVF: drain quantile (full pipeline)")
       ->capture_default_str();
-  cmd->add_option("--cache-nodes", a->cache_nodes, "Nodes cached in RAM (BFS from the entry)")
-      ->capture_default_str();
+  AddGraphSearchFlags(cmd, &a->graph);
+  AddOpenFlags(cmd, &a->open);
   cmd->add_option("--threads", a->threads, "Search threads")->capture_default_str();
-  cmd->add_option("--io-engine", a->engine, "auto, uring, aio or pread")->capture_default_str();
   cmd->add_option("--stats", a->stats, "Write summary statistics as JSON");
   cmd->add_option("--gt", a->gt, "Ground truth, to report recall@k");
   cmd->callback([a, action] { *action = [a] { return RunSearch(*a); }; });

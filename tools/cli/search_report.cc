@@ -3,12 +3,70 @@
 #include <cstdio>
 #include <sstream>
 
+#include "strata/io.h"
+
 namespace strata::cli {
 namespace {
 
 bool IsIvf(const Index& index) { return index.type() == "ivf"; }
 
 }  // namespace
+
+void AddGraphSearchFlags(CLI::App* cmd, GraphSearchFlags* f) {
+  cmd->add_option("--profile", f->profile,
+                  "Graph search profile: baseline (DiskANN's beam search) or default")
+      ->capture_default_str();
+  cmd->add_option("--memgraph", f->mem_graph, "Graph: start from the in-RAM navigation graph");
+  cmd->add_option("--memgraph-L", f->mem_graph_L, "Graph: MemGraph walk list size (0 = auto)");
+  cmd->add_option("--page-search", f->page_search, "Graph: expand every record of fetched pages");
+  cmd->add_option("--dynamic-width", f->dynamic_width,
+                  "Graph: start narrow, widen to W once converging");
+  cmd->add_option("--min-beamwidth", f->min_beam_width, "Graph: starting width of dynamic width");
+  cmd->add_option("--pipelined", f->pipelined,
+                  "Graph: issue reads as soon as any completes (PipeANN)");
+}
+
+Status ApplyGraphSearchFlags(const GraphSearchFlags& f, SearchParams* p) {
+  STRATA_RETURN_IF_ERROR(ApplySearchProfile(f.profile, p));
+  if (f.mem_graph) p->mem_graph = *f.mem_graph;
+  if (f.mem_graph_L) p->mem_graph_L = *f.mem_graph_L;
+  if (f.page_search) p->page_search = *f.page_search;
+  if (f.dynamic_width) p->dynamic_width = *f.dynamic_width;
+  if (f.min_beam_width) p->min_beam_width = *f.min_beam_width;
+  if (f.pipelined) p->pipelined = *f.pipelined;
+  return Status::OK();
+}
+
+void AddOpenFlags(CLI::App* cmd, OpenFlags* f) {
+  cmd->add_option("--cache-nodes", f->cache_nodes, "Graph: nodes cached in RAM (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--cache-mib", f->cache_mib, "Graph: node cache size in MiB (overrides --cache-nodes)");
+  cmd->add_option("--cache-policy", f->cache_policy,
+                  "Graph: bfs (nearest the entry) or frequency (warm-up queries)")
+      ->capture_default_str();
+  cmd->add_option("--cache-warmup", f->warmup_queries, "Graph: warm-up queries of the frequency cache")
+      ->capture_default_str();
+  cmd->add_flag("--resident-codes", f->resident_codes,
+                "All-in-storage indexes: keep the PQ codes in RAM anyway");
+  cmd->add_option("--io-engine", f->engine, "auto, uring, aio or pread")->capture_default_str();
+}
+
+Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
+  OpenOptions o;
+  o.cache_nodes = f.cache_nodes;
+  o.cache_mib = f.cache_mib;
+  o.cache_warmup_queries = f.warmup_queries;
+  o.resident_codes = f.resident_codes;
+  if (f.cache_policy == "bfs") {
+    o.cache_policy = CachePolicy::kBfs;
+  } else if (f.cache_policy == "frequency") {
+    o.cache_policy = CachePolicy::kFrequency;
+  } else {
+    return Status::InvalidArgument("unknown cache policy '" + f.cache_policy + "' (bfs, frequency)");
+  }
+  STRATA_ASSIGN_OR_RETURN(o.io_engine, ParseIoEngine(f.engine));
+  return o;
+}
 
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
                                    const GroundTruth* gt, ReportRow* row) {
@@ -54,6 +112,12 @@ nlohmann::json RowToJson(const ReportRow& row, const Index& index) {
   } else {
     j["L"] = row.params.list_size;
     j["beamwidth"] = row.params.beam_width;
+    j["mem_graph"] = row.params.mem_graph;
+    j["page_search"] = row.params.page_search;
+    j["dynamic_width"] = row.params.dynamic_width;
+    j["min_beamwidth"] = row.params.min_beam_width;
+    j["pipelined"] = row.params.pipelined;
+    j["mean_page_records"] = s.mean_page_records;
     j["mean_expanded"] = s.mean_expanded;
     j["mean_cache_hits"] = s.mean_cache_hits;
     j["mean_full_distances"] = s.mean_full_distances;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "strata/eval.h"
@@ -20,6 +21,28 @@ struct ReportRow {
   SearchSummary summary;
   std::optional<double> recall;  // when ground truth was given
 };
+
+// Graph technique flags shared by `search` and `bench`: a profile, then any
+// switch given explicitly.
+struct GraphSearchFlags {
+  std::string profile = "default";
+  std::optional<bool> mem_graph, page_search, dynamic_width, pipelined;
+  std::optional<std::uint32_t> mem_graph_L, min_beam_width;
+};
+void AddGraphSearchFlags(CLI::App* cmd, GraphSearchFlags* flags);
+Status ApplyGraphSearchFlags(const GraphSearchFlags& flags, SearchParams* params);
+
+// How `search` and `bench` open an index: node cache and code placement.
+struct OpenFlags {
+  std::uint64_t cache_nodes = 0;
+  std::uint64_t cache_mib = 0;
+  std::string cache_policy = "bfs";
+  std::uint32_t warmup_queries = 1000;
+  bool resident_codes = false;
+  std::string engine = "auto";
+};
+void AddOpenFlags(CLI::App* cmd, OpenFlags* flags);
+Result<OpenOptions> ToOpenOptions(const OpenFlags& flags);
 
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,

@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -91,9 +92,16 @@ void EncodeRows(const float* x, std::size_t n, std::size_t d,
 }
 
 void Rotate(const float* x, std::size_t n, std::size_t d, const float* rotation, float* y) {
-  if (n == 1) {  // one query: y = R^T x
-    cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(d), static_cast<int>(d), 1.0f,
-                rotation, static_cast<int>(d), x, 1, 0.0f, y, 1);
+  if (n == 1) {
+    // One query (y = R^T x): a plain loop. OpenBLAS may hand even one small
+    // sgemv to its thread pool, whose threads then spin in sched_yield between
+    // queries and steal the search threads' cores.
+    std::fill(y, y + d, 0.0f);
+    for (std::size_t i = 0; i < d; ++i) {
+      const float xi = x[i];
+      const float* row = rotation + i * d;
+      for (std::size_t j = 0; j < d; ++j) y[j] += xi * row[j];
+    }
     return;
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n),

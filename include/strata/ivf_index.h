@@ -1,0 +1,113 @@
+// The IVF index with Split-RaBitQ on SSD (RaBitQ-SSD, seed 003): building and
+// opening.
+//
+// An IVF index lives in a directory:
+//   manifest.json   format version, metric, dims, counts, parameters, build
+//                   statistics, every file with its size and checksum
+//   ivf.ram         loaded to RAM at open: fine quantizer (rotation), coarse
+//                   quantizer (IRQ), centroids, cluster sizes, ids, and per
+//                   vector the first D_m bits of its 1-bit RaBitQ code plus 3
+//                   factors in FastScan batches of 32 (D_m/8 + 12 bytes)
+//   ivf.records     one fixed-size record per vector in checksummed 4 KiB
+//                   sectors, each cluster's records contiguous in the same
+//                   order as in RAM: the rest of the code, the ex-code and 2
+//                   re-ranking factors (or the raw vector with rerank = raw);
+//                   read with O_DIRECT during search
+// Byte layouts and the search pipelines: docs/ivf.md. Search goes through
+// the generic Index / Searcher interface of strata/index.h (SearchParams'
+// nprobe, pipeline, inflight and drain_alpha).
+#ifndef STRATA_IVF_INDEX_H_
+#define STRATA_IVF_INDEX_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "strata/index.h"
+
+namespace strata {
+
+struct IvfBuildOptions {
+  Metric metric = Metric::kL2;  // cosine normalises vectors at ingest
+  // C: clusters; 0 = round(N / 1024) (at least 1).
+  std::uint64_t clusters = 0;
+  // D_m: leading code bits per vector kept in RAM; a multiple of 64 up to
+  // D' = dim rounded up to 64; 0 = D' (the whole 1-bit code in RAM).
+  std::uint32_t prefix_bits = 0;
+  // B: bits per dimension in all (1 in RAM + B - 1 ex-code bits on SSD),
+  // 1..9. B = 1 with D_m < D' keeps only the code suffix on SSD.
+  std::uint32_t bits = 9;
+  // SSD record: "excode" (Split-RaBitQ suffix + ex-code, estimated distances)
+  // or "raw" (the float32 vector, exact re-ranking).
+  std::string rerank = "excode";
+  // Coarse quantizer: "irq" (IVF-RaBitQ over the centroids) or "flat".
+  std::string coarse = "irq";
+  // Lloyd iterations of each k-means level.
+  std::uint32_t kmeans_iterations = 10;
+  unsigned threads = 0;        // 0 = all cores
+  std::uint64_t seed = 1;      // clustering and rotation seed (deterministic)
+  // InvalidArgument naming the bad field. (prefix_bits against the data's
+  // dimension is checked by BuildIvfIndex.)
+  Status Validate() const;
+};
+
+// What a build did, for the CLI's report and the manifest.
+struct IvfBuildReport {
+  std::uint64_t num_vectors = 0;
+  std::uint32_t dim = 0;
+  std::uint64_t clusters = 0;
+  std::uint32_t prefix_bits = 0;     // D_m resolved
+  std::uint32_t record_bytes = 0;    // SSD bytes per vector
+  std::uint32_t records_per_page = 0;
+  double ram_bytes_per_vector = 0;   // RAM part (codes + factors + id), excluding shared tables
+  double seconds_total = 0;
+  double seconds_load = 0;
+  double seconds_cluster = 0;        // k-means + assignment + ordering
+  double seconds_encode = 0;         // RaBitQ codes + coarse quantizer
+  double seconds_write = 0;
+  std::uint64_t index_bytes = 0;     // all files on disk
+  std::uint64_t peak_rss_bytes = 0;
+};
+
+// Builds an IVF index over the vectors in `base_path` (any supported vector
+// format; integer and half types are widened to float32) into `index_dir`
+// (created if missing; an existing index there is replaced only when the new
+// one is complete: the manifest is written last). InvalidArgument for bad
+// options, NaN/Inf rows, or zero vectors under cosine; reader and I/O errors
+// pass through.
+Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::string& index_dir,
+                                     const IvfBuildOptions& options,
+                                     const BuildProgress& progress = nullptr);
+
+class IvfIndex : public Index {
+ public:
+  // Opens an IVF index. NotFound if `dir` holds no index; InvalidArgument if
+  // it holds another type; Corruption for damaged or mismatched files;
+  // NotSupported for a newer format.
+  static Result<std::unique_ptr<IvfIndex>> Open(const std::string& dir,
+                                                const OpenOptions& options = {});
+  ~IvfIndex() override;
+
+  std::string_view type() const override { return "ivf"; }
+  std::uint32_t dim() const override;
+  Metric metric() const override;
+  ElementType element_type() const override;
+  std::uint64_t num_vectors() const override;
+  std::size_t memory_bytes() const override;
+  std::uint64_t disk_bytes() const override;
+  // "ivf: 1000000 x 128 float32 l2, C=977, D_m=128/128, B=9, record 136 B,
+  // 30 records/page, coarse irq, nprobe 30".
+  std::string Describe() const override;
+  // Reads in flight up to max_params.inflight (0 = 16; 1..256).
+  Result<std::unique_ptr<Searcher>> NewSearcher(const SearchParams& max_params) const override;
+
+  struct Impl;
+
+ private:
+  explicit IvfIndex(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace strata
+
+#endif  // STRATA_IVF_INDEX_H_

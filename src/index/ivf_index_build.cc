@@ -1,0 +1,223 @@
+// BuildIvfIndex: base file -> clusters (two-level k-means, fast assignment,
+// members ordered by distance to their centroid) -> Split-RaBitQ codes (RAM
+// prefix blocks + SSD records) and the IRQ coarse quantizer -> records file,
+// RAM blob, manifest (written last, so a directory only looks like an index
+// once every file of it is complete and durable).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/stats.h"
+#include "base/timer.h"
+#include "format/ivf_ram_file.h"
+#include "format/ivf_records_file.h"
+#include "format/manifest.h"
+#include "index/ivf_files.h"
+#include "ivf/cluster_encoder.h"
+#include "ivf/clustering.h"
+#include "ivf/coarse_quantizer.h"
+#include "kernels/distance.h"
+#include "quant/rabitq/rotator.h"
+#include "strata/ivf_index.h"
+
+namespace strata {
+namespace {
+
+Status MakeDirectory(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status::FromErrno("mkdir " + dir, errno);
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument(dir + " exists and is not a directory");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::uint32_t DefaultIvfNprobe(std::uint64_t clusters) {
+  // ~3 % of the clusters, at least 8 (where there are 8): a starting point
+  // that `strata bench` sweeps around.
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(clusters, std::max<std::uint64_t>(8, clusters / 32)));
+}
+
+Status IvfBuildOptions::Validate() const {
+  if (metric != Metric::kL2 && metric != Metric::kInnerProduct && metric != Metric::kCosine) {
+    return Status::InvalidArgument("metric must be l2, ip or cosine");
+  }
+  if (clusters > 0xFFFFFFFEull) return Status::InvalidArgument("clusters must be below 2^32 - 1");
+  if (prefix_bits % 64 != 0 || prefix_bits > 4096) {
+    return Status::InvalidArgument("prefix bits (D_m) must be a multiple of 64 up to the padded dim");
+  }
+  if (bits < 1 || bits > 9) return Status::InvalidArgument("bits (B) must be in 1..9");
+  ivf::RerankKind r;
+  STRATA_RETURN_IF_ERROR(ivf::ParseRerankKind(rerank, &r));
+  ivf::CoarseKind c;
+  STRATA_RETURN_IF_ERROR(ivf::ParseCoarseKind(coarse, &c));
+  if (kmeans_iterations > 1000) return Status::InvalidArgument("kmeans iterations must be <= 1000");
+  return Status::OK();
+}
+
+Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::string& index_dir,
+                                     const IvfBuildOptions& options,
+                                     const BuildProgress& progress) {
+  STRATA_RETURN_IF_ERROR(options.Validate());
+  ivf::RerankKind rerank;
+  STRATA_RETURN_IF_ERROR(ivf::ParseRerankKind(options.rerank, &rerank));
+  ivf::CoarseKind coarse_kind;
+  STRATA_RETURN_IF_ERROR(ivf::ParseCoarseKind(options.coarse, &coarse_kind));
+  const Timer total;
+  auto report_progress = [&](const char* phase, double f) {
+    if (progress) progress(phase, f);
+  };
+  IvfBuildReport report;
+
+  // ---- load (as float32; cosine rows normalised) ----
+  Timer phase;
+  report_progress("load", 0.0);
+  STRATA_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(base_path));
+  const ElementType type = reader->element_type();
+  const std::uint32_t dim = reader->dim();
+  const std::uint64_t n = reader->rows();
+  if (n == 0) return Status::InvalidArgument(base_path + ": no vectors");
+  if (n >= 0xFFFFFFFFull) return Status::NotSupported("ivf index: more than 2^32 - 2 vectors");
+  const std::size_t padded = quant::rabitq::PaddedDim(dim);
+  if (options.prefix_bits > padded) {
+    return Status::InvalidArgument("prefix bits (D_m) " + std::to_string(options.prefix_bits) +
+                                   " exceed the padded dimension " + std::to_string(padded));
+  }
+  STRATA_ASSIGN_OR_RETURN(VectorMatrix rows, reader->ReadAllAsFloat());
+  std::span<float> values = rows.values<float>();
+  if (options.metric == Metric::kCosine) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (!kernels::NormalizeInPlace(values.data() + i * dim, dim)) {
+        return Status::InvalidArgument(base_path + ": row " + std::to_string(i) +
+                                       " is a zero vector, which has no cosine distance");
+      }
+    }
+  }
+  report.seconds_load = phase.ElapsedSeconds();
+  report_progress("load", 1.0);
+
+  // ---- clusters ----
+  phase.Reset();
+  report_progress("cluster", 0.0);
+  ivf::IvfClusteringOptions copt;
+  copt.clusters = options.clusters;
+  copt.iterations = static_cast<int>(options.kmeans_iterations);
+  copt.seed = options.seed;
+  copt.threads = options.threads;
+  STRATA_ASSIGN_OR_RETURN(ivf::IvfClustering clustering,
+                          ivf::ClusterVectors(values.data(), n, dim, copt));
+  const std::size_t C = clustering.num_clusters;
+  report.seconds_cluster = phase.ElapsedSeconds();
+  report_progress("cluster", 1.0);
+
+  // ---- encode ----
+  phase.Reset();
+  report_progress("encode", 0.0);
+  quant::rabitq::RabitqOptions qopt;
+  qopt.dim = dim;
+  qopt.metric = options.metric;
+  // Raw records re-rank exactly: no ex-code to compute.
+  qopt.total_bits = rerank == ivf::RerankKind::kRaw ? 1 : options.bits;
+  qopt.prefix_dim = options.prefix_bits;
+  qopt.seed = options.seed ^ 0x5261426974510001ull;
+  STRATA_ASSIGN_OR_RETURN(quant::rabitq::RabitqQuantizer quantizer,
+                          quant::rabitq::RabitqQuantizer::Create(qopt));
+  STRATA_ASSIGN_OR_RETURN(ivf::EncodedClusters encoded,
+                          ivf::EncodeClusters(quantizer, values.data(), clustering, rerank,
+                                              options.threads));
+  report_progress("encode", 0.7);
+  STRATA_ASSIGN_OR_RETURN(ivf::CoarseQuantizer coarse,
+                          ivf::CoarseQuantizer::Build(clustering.centroids.data(), C, dim,
+                                                      options.metric, coarse_kind, options.seed,
+                                                      options.threads));
+  report.seconds_encode = phase.ElapsedSeconds();
+  report_progress("encode", 1.0);
+
+  // ---- write ----
+  phase.Reset();
+  report_progress("write", 0.0);
+  STRATA_RETURN_IF_ERROR(MakeDirectory(index_dir));
+  // Drop a previous manifest first: until the new one is written the
+  // directory must not claim to be a (mixed old/new) index.
+  std::remove((index_dir + "/" + format::kManifestName).c_str());
+  const std::size_t record_bytes = ivf::RecordBytes(quantizer, rerank);
+  STRATA_ASSIGN_OR_RETURN(ivf::PagePacking packing,
+                          ivf::PagePacking::Make(record_bytes, format::kSectorPayload));
+  std::vector<std::uint64_t> sizes(C);
+  for (std::size_t c = 0; c < C; ++c) sizes[c] = clustering.size(c);
+  STRATA_ASSIGN_OR_RETURN(
+      std::uint64_t records_bytes,
+      format::WriteIvfRecordsFile(
+          index_dir + "/" + kIvfRecordsFile, packing, sizes,
+          [&](std::uint64_t pos, std::uint8_t* out) {
+            if (rerank == ivf::RerankKind::kRaw) {
+              std::memcpy(out, values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
+                          record_bytes);
+            } else {
+              std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
+            }
+            if ((pos & 0xFFFF) == 0) report_progress("write", 0.9 * static_cast<double>(pos) / n);
+            return Status::OK();
+          }));
+  format::IvfRamParts parts;
+  quantizer.Serialize(&parts.quantizer);
+  coarse.Serialize(&parts.coarse);
+  parts.centroids = clustering.centroids;
+  parts.cluster_sizes = sizes;
+  parts.ids = clustering.order;
+  parts.ram_blocks = std::move(encoded.ram_blocks);
+  STRATA_ASSIGN_OR_RETURN(std::uint64_t ram_bytes,
+                          format::WriteIvfRamFile(index_dir + "/" + kIvfRamFile, parts));
+  report.index_bytes = records_bytes + ram_bytes;
+
+  report.num_vectors = n;
+  report.dim = dim;
+  report.clusters = C;
+  report.prefix_bits = static_cast<std::uint32_t>(quantizer.prefix_dim());
+  report.record_bytes = static_cast<std::uint32_t>(record_bytes);
+  report.records_per_page = packing.records_per_unit();
+  report.ram_bytes_per_vector = static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
+  const std::uint32_t nprobe = DefaultIvfNprobe(C);
+  format::Manifest m;
+  m.index_type = "ivf";
+  m.metric = options.metric;
+  m.element_type = type;
+  m.dim = dim;
+  m.num_vectors = n;
+  m.parameters = {{"clusters", C},
+                  {"prefix_bits", report.prefix_bits},
+                  {"bits", qopt.total_bits},
+                  {"rerank", ivf::RerankKindName(rerank)},
+                  {"coarse", ivf::CoarseKindName(coarse_kind)},
+                  {"seed", options.seed},
+                  {"record_bytes", record_bytes},
+                  {"records_per_page", packing.records_per_unit()},
+                  {"pages_per_record", packing.pages_per_unit()},
+                  {"default_nprobe", nprobe}};
+  for (const char* name : {kIvfRecordsFile, kIvfRamFile}) {
+    format::ManifestFile f{name, 0, 0};
+    STRATA_RETURN_IF_ERROR(format::ChecksumFile(index_dir + "/" + name, &f.bytes, &f.checksum));
+    m.files.push_back(f);
+  }
+  report.seconds_write = phase.ElapsedSeconds();
+  report.seconds_total = total.ElapsedSeconds();
+  report.peak_rss_bytes = PeakRssBytes();
+  m.build = {{"seconds_total", report.seconds_total},     {"seconds_load", report.seconds_load},
+             {"seconds_cluster", report.seconds_cluster}, {"seconds_encode", report.seconds_encode},
+             {"seconds_write", report.seconds_write},     {"peak_rss_bytes", report.peak_rss_bytes},
+             {"threads", options.threads}};
+  STRATA_RETURN_IF_ERROR(format::WriteManifest(index_dir, m));
+  report_progress("write", 1.0);
+  return report;
+}
+
+}  // namespace strata

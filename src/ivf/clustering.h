@@ -1,0 +1,71 @@
+// Coarse clustering of an IVF index (seed 003 §3): C centroids (default
+// N / 1024) trained by two-level k-means on a bounded sample
+// (quant/pq/hierarchical_kmeans.h), every vector assigned to its nearest
+// centroid by searching only the fine centroids of its few nearest coarse
+// groups (not an exhaustive scan), and each cluster's members ordered by
+// ascending distance to their centroid (ties by id), so that likely
+// candidates share pages and a vector's page follows from its position.
+//
+// Pure compute over caller-owned rows; no I/O.
+#ifndef STRATA_IVF_CLUSTERING_H_
+#define STRATA_IVF_CLUSTERING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "strata/result.h"
+#include "strata/status.h"
+
+namespace strata::ivf {
+
+struct IvfClusteringOptions {
+  // C: clusters; 0 = max(1, round(n / 1024)), clamped to n.
+  std::size_t clusters = 0;
+  // Lloyd iterations of each k-means level.
+  int iterations = 10;
+  // Training sample bound, bytes of float32 rows (128 MiB).
+  std::size_t max_sample_bytes = std::size_t{128} << 20;
+  // Coarse groups searched per vector during assignment (>= 1); the
+  // nearest fine centroid of those groups is taken.
+  std::size_t assign_probe = 8;
+  // Vectors assigned per batch (bounds temporary memory).
+  std::size_t assign_batch = 65536;
+  std::uint64_t seed = 1234;
+  unsigned threads = 0;  // 0 = all cores
+
+  // InvalidArgument naming the first bad field.
+  Status Validate() const;
+};
+
+// The clusters and the storage order of their members.
+struct IvfClustering {
+  std::size_t num_clusters = 0;
+  std::size_t dim = 0;
+  // Centroids, row-major num_clusters * dim.
+  std::vector<float> centroids;
+  // Size num_clusters + 1: members of cluster c are order[offsets[c],
+  // offsets[c + 1]).
+  std::vector<std::uint64_t> offsets;
+  // Row ids of the input in storage order (size n): grouped by cluster,
+  // within a cluster by ascending squared L2 distance to the centroid, ties
+  // by row id.
+  std::vector<std::uint32_t> order;
+  // Squared L2 distance of order[i] to its centroid (size n).
+  std::vector<float> center_distance;
+
+  std::uint64_t size(std::size_t c) const { return offsets[c + 1] - offsets[c]; }
+};
+
+// Resolved C for n rows (see IvfClusteringOptions::clusters).
+std::size_t DefaultClusterCount(std::size_t n, std::size_t requested);
+
+// Trains, assigns and orders n rows of `data` (n * d floats, row-major,
+// finite). n < 2^32. InvalidArgument for bad options, n == 0, d == 0 or
+// non-finite training rows; k-means errors pass through.
+Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size_t d,
+                                     const IvfClusteringOptions& options);
+
+}  // namespace strata::ivf
+
+#endif  // STRATA_IVF_CLUSTERING_H_

@@ -1,0 +1,55 @@
+#include "ivf/clustering.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "ivf/ivf_test_util.h"
+
+namespace strata::ivf {
+namespace {
+
+TEST(ClusterVectors, OrderIsAPermutationGroupedAndSortedByCentreDistance) {
+  const std::size_t n = 6000, d = 16;
+  auto rows = testing::ClusteredRows(n, d, 30, 1);
+  IvfClusteringOptions opt;
+  opt.clusters = 40;
+  opt.assign_probe = 1000;  // all coarse groups: exact nearest-centroid assignment
+  opt.threads = 2;
+  auto r = ClusterVectors(rows.data(), n, d, opt);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->num_clusters, 40u);
+  ASSERT_EQ(r->offsets.back(), n);
+  std::vector<std::uint32_t> sorted = r->order;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i);
+  for (std::size_t c = 0; c < r->num_clusters; ++c) {
+    for (std::uint64_t i = r->offsets[c]; i < r->offsets[c + 1]; ++i) {
+      const float* x = rows.data() + static_cast<std::size_t>(r->order[i]) * d;
+      const float own = testing::L2(x, r->centroids.data() + c * d, d);
+      EXPECT_NEAR(r->center_distance[i], own, 1e-3f * (1 + own));
+      if (i > r->offsets[c]) {
+        ASSERT_GE(r->center_distance[i], r->center_distance[i - 1]);
+      }
+      // Nearest centroid (up to float ties).
+      for (std::size_t o = 0; o < r->num_clusters; ++o) {
+        ASSERT_LE(own, testing::L2(x, r->centroids.data() + o * d, d) * (1 + 1e-4f) + 1e-4f);
+      }
+    }
+  }
+}
+
+TEST(ClusterVectors, DefaultCountAndBadInput) {
+  EXPECT_EQ(DefaultClusterCount(1000000, 0), 977u);
+  EXPECT_EQ(DefaultClusterCount(100, 0), 1u);
+  EXPECT_EQ(DefaultClusterCount(10, 50), 10u);
+  IvfClusteringOptions opt;
+  EXPECT_FALSE(ClusterVectors(nullptr, 0, 4, opt).ok());
+  opt.assign_probe = 0;
+  std::vector<float> rows(40, 1.0f);
+  EXPECT_FALSE(ClusterVectors(rows.data(), 10, 4, opt).ok());
+}
+
+}  // namespace
+}  // namespace strata::ivf

@@ -1,0 +1,152 @@
+// Search over an SSD-resident IVF index with Split-RaBitQ (RaBitQ-SSD, seed
+// 003): the coarse quantizer picks n_probe clusters; each cluster's RAM
+// FastScan blocks give, per vector, an estimate and a lower bound of its
+// distance from the first D_m code bits; a vector survives when its lower
+// bound is below the current k-th re-ranked distance dist_k; survivors are
+// re-ranked from their SSD record (full B-bit estimate, or the exact
+// distance with raw records) once its page is read. Survivors of one page
+// form a page candidate with the page lower bound = min of their bounds.
+//
+// The five read pipelines of seed 003 Table 1 (SearchParams::pipeline):
+//   naive       one blocking read per surviving candidate, re-ranked at once
+//   coalesced   survivors of a page share one blocking read, issued when the
+//               scan leaves the page (after re-checking them against dist_k)
+//   overlapped  that read is submitted asynchronously instead; completions
+//               are harvested by polling after every block and re-screened
+//               against the then-current dist_k before re-ranking
+//   scheduled   page candidates wait in a priority set keyed by page lower
+//               bound; after every block, completions are harvested and
+//               pages issued in ascending bound, at most Q (inflight) in
+//               flight, re-checked against dist_k at issue time; issuing
+//               stops at the first failing page and the rest are dropped
+//               (bounds only grow along the set and dist_k only shrinks)
+//   full        scheduled, plus in the drain (after the scan) pages are
+//               issued against the alpha-quantile threshold: the distance of
+//               rank max(1, round(alpha k)) in the k-NN buffer (alpha =
+//               drain_alpha; 1 = scheduled). Re-ranking always uses dist_k.
+// Results can depend on I/O timing (how much re-ranking happened before a
+// pruning decision) for overlapped/scheduled/full.
+//
+// Per-query columns (QueryStats): clusters_probed, survivors, pages_read
+// (4 KiB pages issued), reads, pages_dropped (page candidates pruned before a
+// read), wasted_reads (pages whose candidates all failed the re-screen),
+// reranked, io_wait_us (blocked in Wait), drain_us, latency_us,
+// pq_distances (RAM estimates), full_distances (= reranked).
+#ifndef STRATA_SEARCH_IVF_SEARCH_H_
+#define STRATA_SEARCH_IVF_SEARCH_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "base/timer.h"
+#include "search/ivf_index_data.h"
+#include "strata/io.h"
+#include "strata/result.h"
+#include "strata/search.h"
+
+namespace strata::search {
+
+// Per-thread search state: the I/O queue and unit buffers (allocated once,
+// reused by every query), k-NN buffer, candidates and scratch. Not
+// thread-safe; one per search thread. `index` must outlive it.
+class IvfSearchContext {
+ public:
+  // Default page reads in flight (seed 003: Q = 16 for <= 16 threads).
+  static constexpr std::uint32_t kDefaultInflight = 16;
+
+  // `max_inflight` (1..256) bounds SearchParams::inflight for this context.
+  // Errors from MakeIoQueue / BufferPool.
+  static Result<std::unique_ptr<IvfSearchContext>> Create(const IvfIndexData& index,
+                                                          const IoQueueOptions& io_options,
+                                                          std::uint32_t max_inflight);
+  ~IvfSearchContext();
+
+  // Searches `query` (dim floats; normalised internally for cosine). Writes
+  // min(k, found) ids and distances (ascending; re-ranking estimates with
+  // ex-code records, exact with raw records) into ids/distances (size >= k);
+  // the rest are kInvalidVectorId / +inf. InvalidArgument for a wrong
+  // dimension, non-finite query, bad params or inflight > max_inflight;
+  // Corruption if a read page fails its checksum; IOError if a read fails.
+  Status Search(std::span<const float> query, const SearchParams& params,
+                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats);
+
+  IoEngine engine() const { return queue_->engine(); }
+
+  // One survivor of the RAM screen.
+  struct Candidate {
+    std::uint32_t probe = 0;  // index into the probed clusters of this query
+    std::uint32_t slot = 0;   // record slot within its read unit
+    std::uint32_t id = 0;     // input row id
+    float lower = 0.0f;       // lower bound of its distance
+    float prefix_ip = 0.0f;   // <b, q> over the prefix (ex-code re-ranking)
+  };
+  // Survivors of one read unit (page): cands_[first, first + count).
+  struct PageGroup {
+    float lower = 0.0f;       // min lower bound of its candidates
+    std::uint64_t unit = 0;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+  };
+
+ private:
+  explicit IvfSearchContext(const IvfIndexData& index) : index_(index) {}
+
+  // Scan of the probed clusters, handing page groups to the pipeline.
+  Status Scan(const SearchParams& params);
+  // Pipeline steps (ivf_pipelines.cc).
+  Status OnSurvivorNaive(std::uint64_t unit, std::uint32_t index);
+  Status ClosePage(const SearchParams& params);
+  Status AfterBlock(const SearchParams& params);
+  Status Drain(const SearchParams& params);
+  // Blocking read of one unit into buffer 0 (naive, coalesced).
+  Status ReadBlocking(std::uint64_t unit);
+  // Submits `group` (Busy is a programming error: callers check capacity).
+  Status SubmitGroup(const PageGroup& group);
+  // Harvests completions: Poll when !block, else Wait for at least one.
+  Status Harvest(bool block);
+  // Issues pending pages in ascending bound against `threshold`, up to the
+  // queue's capacity (scheduled, full).
+  Status IssuePending(float threshold);
+  // Re-ranks the candidates of `group` from a read unit; counts a wasted
+  // read when none passes the re-screen.
+  Status RerankGroup(const PageGroup& group, const std::byte* unit_data);
+  // Current k-th distance (+inf until k results).
+  float KthDistance() const;
+  // Distance of rank max(1, round(alpha k)), +inf until k results.
+  float QuantileDistance(float alpha) const;
+  void Offer(float distance, std::uint32_t id);
+
+  const IvfIndexData& index_;
+  std::unique_ptr<IoQueue> queue_;
+  IoFileId file_id_ = 0;
+  BufferPool buffers_;
+  std::uint32_t max_inflight_ = 0;
+  std::uint32_t inflight_limit_ = 0;  // this query's Q
+  std::uint32_t k_ = 0;
+  QueryStats stats_;
+
+  std::vector<float> query_;  // normalised under cosine
+  quant::rabitq::RabitqQuery rq_;
+  ivf::CoarseScratch coarse_scratch_;
+  std::vector<ivf::CoarseHit> hits_;
+  std::vector<quant::rabitq::ClusterQueryFactors> factors_;
+  std::vector<Candidate> cands_;
+  PageGroup open_;            // page group being collected by the scan
+  bool open_valid_ = false;
+  std::vector<PageGroup> pending_;  // min-heap by lower (scheduled, full)
+  std::vector<std::pair<float, std::uint32_t>> knn_;  // ascending, size <= k
+  // In-flight reads: request i uses buffer i; groups_[i] is its page group.
+  std::vector<IoRequest> requests_;
+  std::vector<PageGroup> groups_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<IoRequest*> completed_;
+  std::vector<IoRequest*> submit_batch_;
+  std::vector<std::uint8_t> gather_;  // multi-page record scratch
+  std::vector<float> raw_;            // raw record as floats
+};
+
+}  // namespace strata::search
+
+#endif  // STRATA_SEARCH_IVF_SEARCH_H_

@@ -1,0 +1,211 @@
+// IvfSearchContext on a small index assembled from the ivf and format
+// modules: every pipeline against brute force, and the rule that pruning only
+// loses a true neighbour whose lower bound failed.
+#include "search/ivf_search.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "format/ivf_records_file.h"
+#include "ivf/clustering.h"
+#include "scratch_dir.h"
+
+namespace strata::search {
+namespace {
+
+using quant::rabitq::kBatchSize;
+
+struct Fixture {
+  testutil::ScratchDir dir;
+  std::size_t n = 8000, d = 32;
+  std::vector<float> rows;
+  IvfIndexData data;
+  ivf::IvfClustering clustering;
+  std::vector<std::uint64_t> sizes;
+
+  void Build(ivf::RerankKind rerank, std::size_t prefix_dim) {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<float> g;
+    std::vector<float> centres(20 * d);
+    for (float& v : centres) v = 3.0f * g(rng);
+    rows.resize(n * d);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t b = rng() % 20;
+      for (std::size_t j = 0; j < d; ++j) rows[i * d + j] = centres[b * d + j] + g(rng);
+    }
+    ivf::IvfClusteringOptions copt;
+    copt.clusters = 16;
+    copt.threads = 2;
+    clustering = *ivf::ClusterVectors(rows.data(), n, d, copt);
+    data.metric = Metric::kL2;
+    data.dim = static_cast<std::uint32_t>(d);
+    data.rerank = rerank;
+    auto qz = quant::rabitq::RabitqQuantizer::Create(
+        {.dim = d, .metric = Metric::kL2, .total_bits = 9, .prefix_dim = prefix_dim});
+    ASSERT_TRUE(qz.ok());
+    data.quantizer.emplace(std::move(*qz));
+    auto enc = ivf::EncodeClusters(*data.quantizer, rows.data(), clustering, rerank, 2);
+    ASSERT_TRUE(enc.ok());
+    data.centroids = clustering.centroids;
+    auto coarse = ivf::CoarseQuantizer::Build(data.centroids.data(), 16, d, Metric::kL2,
+                                              ivf::CoarseKind::kFlat, 1);
+    ASSERT_TRUE(coarse.ok());
+    data.coarse.emplace(std::move(*coarse));
+    data.cluster_offsets = clustering.offsets;
+    data.block_offsets = enc->block_offsets;
+    data.ids = clustering.order;
+    data.ram_blocks = enc->ram_blocks;
+    data.default_nprobe = 16;
+    for (std::size_t c = 0; c < 16; ++c) sizes.push_back(clustering.size(c));
+    const std::size_t rec = ivf::RecordBytes(*data.quantizer, rerank);
+    auto packing = ivf::PagePacking::Make(rec, format::kSectorPayload);
+    const std::string path = dir.File("ivf.records");
+    ASSERT_TRUE(format::WriteIvfRecordsFile(path, *packing, sizes, [&](std::uint64_t pos, std::uint8_t* out) {
+                  if (rerank == ivf::RerankKind::kRaw) {
+                    std::memcpy(out, rows.data() + static_cast<std::size_t>(clustering.order[pos]) * d, rec);
+                  } else {
+                    std::memcpy(out, enc->records.data() + pos * rec, rec);
+                  }
+                  return Status::OK();
+                }).ok());
+    auto records = format::IvfRecordsFile::Open(path, sizes);
+    ASSERT_TRUE(records.ok());
+    data.records = std::move(*records);
+  }
+
+  std::vector<std::uint32_t> Exact(const float* q, std::size_t k) const {
+    std::vector<std::pair<float, std::uint32_t>> all(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float s = 0;
+      for (std::size_t j = 0; j < d; ++j) s += (q[j] - rows[i * d + j]) * (q[j] - rows[i * d + j]);
+      all[i] = {s, static_cast<std::uint32_t>(i)};
+    }
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < k; ++i) out.push_back(all[i].second);
+    return out;
+  }
+};
+
+TEST(IvfSearchContext, EveryPipelineFindsTheExactNeighboursWithRawRecords) {
+  Fixture f;
+  f.Build(ivf::RerankKind::kRaw, 0);
+  auto ctx = IvfSearchContext::Create(f.data, {}, 16);
+  ASSERT_TRUE(ctx.ok()) << ctx.status().ToString();
+  const std::size_t k = 10;
+  for (IvfPipeline p : {IvfPipeline::kNaive, IvfPipeline::kCoalesced, IvfPipeline::kOverlapped,
+                        IvfPipeline::kScheduled, IvfPipeline::kFull}) {
+    SearchParams params;
+    params.k = k;
+    params.nprobe = 16;  // every cluster: only a failed lower bound can lose a neighbour
+    params.pipeline = p;
+    params.drain_alpha = 1.0f;
+    std::size_t hit = 0, total = 0;
+    QueryStats agg;
+    for (std::size_t qi = 0; qi < 40; ++qi) {
+      std::vector<float> q(f.rows.begin() + static_cast<std::ptrdiff_t>(qi * 97 * f.d),
+                           f.rows.begin() + static_cast<std::ptrdiff_t>((qi * 97 + 1) * f.d));
+      for (float& v : q) v += 0.3f;
+      std::vector<VectorId> ids(k);
+      std::vector<float> dist(k);
+      QueryStats st;
+      ASSERT_TRUE((*ctx)->Search(q, params, ids, dist, &st).ok());
+      const auto want = f.Exact(q.data(), k);
+      for (std::uint32_t w : want) hit += std::count(ids.begin(), ids.end(), w);
+      total += k;
+      EXPECT_TRUE(std::is_sorted(dist.begin(), dist.end()));
+      EXPECT_EQ(st.clusters_probed, 16u);
+      EXPECT_GE(st.survivors, st.reranked);
+      EXPECT_EQ(st.pages_read, st.reads);  // one-page units at d = 32
+      agg.pages_read += st.pages_read;
+      agg.wasted_reads += st.wasted_reads;
+    }
+    EXPECT_GE(static_cast<double>(hit) / total, 0.97) << IvfPipelineName(p);
+    EXPECT_GT(agg.pages_read, 0u);
+    if (p == IvfPipeline::kNaive) {
+      EXPECT_EQ(agg.wasted_reads, 0u);  // re-ranked at once
+    }
+  }
+}
+
+TEST(IvfSearchContext, PruningDropsATrueNeighbourOnlyWhenItsLowerBoundFails) {
+  Fixture f;
+  f.Build(ivf::RerankKind::kRaw, 0);
+  auto ctx = IvfSearchContext::Create(f.data, {}, 16);
+  ASSERT_TRUE(ctx.ok());
+  const auto& qz = *f.data.quantizer;
+  const std::size_t k = 10;
+  std::size_t missed = 0, violated = 0, total = 0;
+  for (std::size_t qi = 0; qi < 60; ++qi) {
+    std::vector<float> q(f.d);
+    for (std::size_t j = 0; j < f.d; ++j) q[j] = f.rows[(qi * 131) * f.d + j] + 0.5f;
+    SearchParams params;
+    params.k = k;
+    params.nprobe = 16;
+    params.pipeline = IvfPipeline::kScheduled;
+    std::vector<VectorId> ids(k);
+    std::vector<float> dist(k);
+    ASSERT_TRUE((*ctx)->Search(q, params, ids, dist, nullptr).ok());
+    quant::rabitq::RabitqQuery rq;
+    ASSERT_TRUE(qz.PrepareQuery(q.data(), &rq).ok());
+    const auto want = f.Exact(q.data(), k);
+    for (std::uint32_t w : want) {
+      // Find w's storage position and its RAM lower bound.
+      const auto pos = static_cast<std::uint64_t>(
+          std::find(f.data.ids.begin(), f.data.ids.end(), w) - f.data.ids.begin());
+      std::size_t c = 0;
+      while (f.data.cluster_offsets[c + 1] <= pos) ++c;
+      std::vector<float> rc(qz.padded_dim());
+      qz.RotateCentroid(f.data.centroids.data() + c * f.d, rc.data());
+      const auto cf = qz.ForCluster(rq, rc.data());
+      const std::uint64_t local = pos - f.data.cluster_offsets[c];
+      quant::rabitq::BatchEstimates e;
+      qz.EstimateBatch(rq, cf, f.data.ram_blocks.data() + (f.data.block_offsets[c] + local / kBatchSize) *
+                                                              qz.layout().ram_batch_bytes(), &e);
+      float truth = 0;
+      for (std::size_t j = 0; j < f.d; ++j) {
+        truth += (q[j] - f.rows[w * f.d + j]) * (q[j] - f.rows[w * f.d + j]);
+      }
+      const bool failed = e.lower[local % kBatchSize] > truth * (1 + 1e-5f);
+      const bool found = std::find(ids.begin(), ids.end(), w) != ids.end();
+      violated += failed;
+      if (!found) {
+        ++missed;
+        EXPECT_TRUE(failed) << "true neighbour " << w << " lost with a valid lower bound";
+      }
+      ++total;
+    }
+  }
+  // RaBitQ's bound with eps0 = 1.9 fails for at most ~3 % of vectors.
+  EXPECT_LE(static_cast<double>(violated) / total, 0.03);
+  EXPECT_LE(missed, violated);
+}
+
+TEST(IvfSearchContext, BadQueriesAndParamsAreRejected) {
+  Fixture f;
+  f.n = 1000;
+  f.Build(ivf::RerankKind::kExCode, 0);
+  auto ctx = IvfSearchContext::Create(f.data, {}, 4);
+  ASSERT_TRUE(ctx.ok());
+  std::vector<VectorId> ids(10);
+  std::vector<float> dist(10);
+  SearchParams p;
+  std::vector<float> q(f.d + 1, 0.0f);
+  EXPECT_EQ((*ctx)->Search(q, p, ids, dist, nullptr).code(), StatusCode::kInvalidArgument);
+  q.resize(f.d);
+  q[0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ((*ctx)->Search(q, p, ids, dist, nullptr).code(), StatusCode::kInvalidArgument);
+  q[0] = 0;
+  p.inflight = 8;  // above this context's maximum of 4
+  EXPECT_EQ((*ctx)->Search(q, p, ids, dist, nullptr).code(), StatusCode::kInvalidArgument);
+  p.inflight = 4;
+  EXPECT_TRUE((*ctx)->Search(q, p, ids, dist, nullptr).ok());
+  EXPECT_FALSE(IvfSearchContext::Create(f.data, {}, 0).ok());
+}
+
+}  // namespace
+}  // namespace strata::search

@@ -1,0 +1,7 @@
+# IVF search (owned by the IVF work): the read pipelines of seed 003 over IoQueue.
+list(APPEND STRATA_SEARCH_IVF_SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/ivf_search.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/ivf_pipelines.cc)
+list(APPEND STRATA_SEARCH_IVF_TESTS
+  ${CMAKE_CURRENT_SOURCE_DIR}/ivf_search_test.cc)
+list(APPEND STRATA_SEARCH_IVF_LIBS strata_ivf)
