@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# Every IVF measurement of bench/results/ivf_*.md, in priority order (see
+# Every IVF measurement of bench/results/ivf_*, in priority order (see
 # ivf_bench.sh; each step takes the benchmark lock on its own).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 b="$root/bench/scripts/ivf_bench.sh"
 # synth1m, default build (C = N/1024, D_m = D, B = 9, IRQ): k = 10 sweep.
 NPROBE=1,2,3,4,6,8,12,16,24,32 "$b" synth1m l2 synth1m
-# The five pipelines (seed 003 Table 1 shape).
-SKIP_BUILD=1 NPROBE=1,2,3,4 PIPELINES=naive,coalesced,overlapped,scheduled,full \
-  "$b" synth1m l2 synth1m >/dev/null
-mv "$root/bench/results/ivf_synth1m.json" "$root/bench/results/ivf_synth1m_pipelines.json"
-mv "$root/bench/results/ivf_synth1m.csv" "$root/bench/results/ivf_synth1m_pipelines.csv"
-mv "$root/bench/results/ivf_synth1m.log" "$root/bench/results/ivf_synth1m_pipelines.log"
-NPROBE=1,2,3,4,6,8,12,16,24,32 SKIP_BUILD=1 "$b" synth1m l2 synth1m
+# The five pipelines (seed 003 Table 1 shape) on the same index.
+SKIP_BUILD=1 IDX_TAG=synth1m NPROBE=1,2,3,4 PIPELINES=naive,coalesced,overlapped,scheduled,full \
+  "$b" synth1m l2 synth1m_pipelines
 # k = 100.
 K=100 NPROBE=2,4,6,8,12,16,24,32 SKIP_BUILD=1 IDX_TAG=synth1m "$b" synth1m l2 synth1m_k100
 # D_m = D/2 and raw re-ranking.

@@ -44,8 +44,8 @@ struct IvfBuildOptions {
   std::string coarse = "irq";
   // Lloyd iterations of each k-means level.
   std::uint32_t kmeans_iterations = 10;
-  unsigned threads = 0;        // 0 = all cores
-  std::uint64_t seed = 1;      // clustering and rotation seed (deterministic)
+  unsigned threads = 0;    // 0 = all cores
+  std::uint64_t seed = 1;  // clustering and rotation seed (deterministic)
   // InvalidArgument naming the bad field. (prefix_bits against the data's
   // dimension is checked by BuildIvfIndex.)
   Status Validate() const;
@@ -56,16 +56,16 @@ struct IvfBuildReport {
   std::uint64_t num_vectors = 0;
   std::uint32_t dim = 0;
   std::uint64_t clusters = 0;
-  std::uint32_t prefix_bits = 0;     // D_m resolved
-  std::uint32_t record_bytes = 0;    // SSD bytes per vector
+  std::uint32_t prefix_bits = 0;   // D_m resolved
+  std::uint32_t record_bytes = 0;  // SSD bytes per vector
   std::uint32_t records_per_page = 0;
-  double ram_bytes_per_vector = 0;   // RAM part (codes + factors + id), excluding shared tables
+  double ram_bytes_per_vector = 0;  // RAM part (codes + factors + id), excluding shared tables
   double seconds_total = 0;
   double seconds_load = 0;
-  double seconds_cluster = 0;        // k-means + assignment + ordering
-  double seconds_encode = 0;         // RaBitQ codes + coarse quantizer
+  double seconds_cluster = 0;  // k-means + assignment + ordering
+  double seconds_encode = 0;   // RaBitQ codes + coarse quantizer
   double seconds_write = 0;
-  std::uint64_t index_bytes = 0;     // all files on disk
+  std::uint64_t index_bytes = 0;  // all files on disk
   std::uint64_t peak_rss_bytes = 0;
 };
 

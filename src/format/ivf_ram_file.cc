@@ -28,12 +28,13 @@ Result<std::uint64_t> WriteIvfRamFile(const std::string& path, const IvfRamParts
 }
 
 Result<IvfRamParts> ReadIvfRamFile(const std::string& path) {
-  STRATA_ASSIGN_OR_RETURN(BlobContents blob, ReadBlobFile(path, kIvfRamBlobKind, kIvfRamVersion, 6));
+  STRATA_ASSIGN_OR_RETURN(BlobContents blob,
+                          ReadBlobFile(path, kIvfRamBlobKind, kIvfRamVersion, 6));
   IvfRamParts p;
   p.quantizer = std::move(blob.sections[0]);
   p.coarse = std::move(blob.sections[1]);
-  if (!FromBytes(blob.sections[2], &p.centroids) || !FromBytes(blob.sections[3], &p.cluster_sizes) ||
-      !FromBytes(blob.sections[4], &p.ids)) {
+  if (!FromBytes(blob.sections[2], &p.centroids) ||
+      !FromBytes(blob.sections[3], &p.cluster_sizes) || !FromBytes(blob.sections[4], &p.ids)) {
     return Status::Corruption(path + ": section size is not a whole number of elements");
   }
   p.ram_blocks = std::move(blob.sections[5]);

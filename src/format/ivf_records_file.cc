@@ -43,8 +43,8 @@ Result<std::uint64_t> WriteIvfRecordsFile(const std::string& path, const ivf::Pa
   header.kind = FileKind::kIvfRecords;
   header.version = kIvfRecordsVersion;
   header.num_sectors = 1 + first.back() * ppu;
-  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(header, fields,
-                                            std::span<std::byte, kSector>(unit.data(), kSector)));
+  STRATA_RETURN_IF_ERROR(
+      EncodeHeaderSector(header, fields, std::span<std::byte, kSector>(unit.data(), kSector)));
   STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(unit.data(), kSector)));
 
   std::vector<std::uint8_t> record(packing.record_bytes());
@@ -54,7 +54,8 @@ Result<std::uint64_t> WriteIvfRecordsFile(const std::string& path, const ivf::Pa
     for (std::uint64_t u = first[c]; u < first[c + 1]; ++u) {
       std::memset(unit.data(), 0, unit.size());
       const std::uint64_t begin = (u - first[c]) * packing.records_per_unit();
-      const std::uint64_t end = std::min<std::uint64_t>(cluster_sizes[c], begin + packing.records_per_unit());
+      const std::uint64_t end =
+          std::min<std::uint64_t>(cluster_sizes[c], begin + packing.records_per_unit());
       for (std::uint64_t i = begin; i < end; ++i) {
         STRATA_RETURN_IF_ERROR(source(pos + i, record.data()));
         packing.Scatter(record.data(), static_cast<std::uint32_t>(i - begin), bytes, kSector);
@@ -82,16 +83,17 @@ Result<IvfRecordsFile> IvfRecordsFile::Open(const std::string& path,
   STRATA_RETURN_IF_ERROR(f.file_.ReadAt(0, std::span<std::byte>(sector.data(), kSector)));
   FileHeader header;
   std::string fields;
-  STRATA_RETURN_IF_ERROR(DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
-                                            FileKind::kIvfRecords, kIvfRecordsVersion, path,
-                                            &header, &fields));
+  STRATA_RETURN_IF_ERROR(
+      DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
+                         FileKind::kIvfRecords, kIvfRecordsVersion, path, &header, &fields));
   if (fields.size() < kFieldsSize) return Status::Corruption(path + ": short header fields");
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   const std::uint32_t record_bytes = GetU32(p + 0);
   auto packing = ivf::PagePacking::Make(record_bytes, kSectorPayload);
   if (!packing.ok()) return Status::Corruption(path + ": bad record size");
   f.packing_ = *packing;
-  if (GetU32(p + 4) != f.packing_.records_per_unit() || GetU32(p + 8) != f.packing_.pages_per_unit()) {
+  if (GetU32(p + 4) != f.packing_.records_per_unit() ||
+      GetU32(p + 8) != f.packing_.pages_per_unit()) {
     return Status::Corruption(path + ": packing fields are inconsistent");
   }
   if (GetU64(p + 16) != cluster_sizes.size() ||
@@ -114,9 +116,9 @@ Status IvfRecordsFile::VerifyUnit(std::uint64_t unit, std::span<const std::byte>
   const std::uint32_t ppu = packing_.pages_per_unit();
   if (buffer.size() < UnitBytes()) return Status::InvalidArgument("ivf records: short unit buffer");
   for (std::uint32_t s = 0; s < ppu; ++s) {
-    STRATA_RETURN_IF_ERROR(VerifySector(
-        std::span<const std::byte, kSector>(buffer.data() + s * kSector, kSector),
-        FileKind::kIvfRecords, 1 + unit * ppu + s, path()));
+    STRATA_RETURN_IF_ERROR(
+        VerifySector(std::span<const std::byte, kSector>(buffer.data() + s * kSector, kSector),
+                     FileKind::kIvfRecords, 1 + unit * ppu + s, path()));
   }
   return Status::OK();
 }

@@ -1,9 +1,9 @@
 #include "format/ivf_records_file.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "base/aligned_buffer.h"
 #include "format/ivf_ram_file.h"
@@ -14,7 +14,8 @@ namespace {
 
 // Record of position pos: bytes derived from pos, so every record is distinct.
 Status FillRecord(std::size_t bytes, std::uint64_t pos, std::uint8_t* out) {
-  for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>((pos * 131 + i * 7) ^ (pos >> 8));
+  for (std::size_t i = 0; i < bytes; ++i)
+    out[i] = static_cast<std::uint8_t>((pos * 131 + i * 7) ^ (pos >> 8));
   return Status::OK();
 }
 
@@ -38,8 +39,8 @@ void CheckEveryRecordWhereItsPositionSays(std::size_t record_bytes) {
     for (std::uint64_t i = 0; i < sizes[c]; ++i, ++pos) {
       const ivf::RecordPlace place = f->packing().Locate(f->first_unit()[c], i);
       ASSERT_TRUE(f->ReadUnit(place.unit, std::span<std::byte>(unit.data(), unit.size())).ok());
-      const std::uint8_t* got = f->packing().Gather(reinterpret_cast<const std::uint8_t*>(unit.data()),
-                                                    place.slot, kSector, scratch.data());
+      const std::uint8_t* got = f->packing().Gather(
+          reinterpret_cast<const std::uint8_t*>(unit.data()), place.slot, kSector, scratch.data());
       ASSERT_TRUE(FillRecord(record_bytes, pos, want.data()).ok());
       ASSERT_EQ(std::vector<std::uint8_t>(got, got + record_bytes), want) << c << " " << i;
     }

@@ -77,15 +77,19 @@ struct PageShuffleOptions {
   // 128-d float32 records with R = 64). >= 1. With 1 every page holds one node
   // and the result is the identity partition.
   std::uint32_t records_per_page = 0;
-  // LDG refinement rounds after the breadth-first fill, in [0, 256]. Measured
-  // on synth1m (1M nodes, avg degree ~39, C = 5, 2 threads; see
-  // bench/results/page_shuffle_synth1m.md): see the default's justification
-  // there; each round costs about one pass over all edges in both directions.
-  int refine_rounds = 8;
+  // LDG refinement rounds after the breadth-first fill, in [0, 256]. Each
+  // round costs about one pass over all edges in both directions (2-4 s for
+  // 1M nodes at degree 39). On synth1m (C = 5, followed by 3 swap passes;
+  // bench/results/page_shuffle_synth1m.md) OR(G) after 0 / 2 / 4 / 8 / 16
+  // rounds is 0.641 / 0.672 / 0.678 / 0.681 / 0.682: rounds beyond 4 gain
+  // under 0.001 OR per second, so 4 (Starling's own default; it suggests 8).
+  int refine_rounds = 4;
   // Pairwise swap passes after the LDG rounds, in [0, 256] (a Kernighan-Lin
   // style hill climb over the best LDG partition; not in Starling; see
-  // ShufflePages). Stops early at a local optimum.
-  int swap_passes = 1;
+  // ShufflePages); stops early at a local optimum. Each pass costs 4-8 s on
+  // synth1m. After 4 LDG rounds: OR 0.566 -> 0.655 / 0.674 / 0.678 / 0.680
+  // with 1 / 2 / 3 / 4 passes, so 3.
+  int swap_passes = 3;
   // Seed of the per-round random node orders. Same seed -> same partition.
   std::uint64_t seed = 1;
   // Worker threads for building the reverse graph, scoring nodes and measuring

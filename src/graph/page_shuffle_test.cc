@@ -132,9 +132,12 @@ Lists PermutedGrid(std::size_t side, std::uint64_t seed) {
   return lists;
 }
 
-PageShuffleOptions Options(std::uint32_t c, int rounds = 8, unsigned threads = 1) {
-  return PageShuffleOptions{
-      .records_per_page = c, .refine_rounds = rounds, .seed = 3, .threads = threads};
+PageShuffleOptions Options(std::uint32_t c, int rounds = 8, unsigned threads = 1, int swaps = 1) {
+  return PageShuffleOptions{.records_per_page = c,
+                            .refine_rounds = rounds,
+                            .swap_passes = swaps,
+                            .seed = 3,
+                            .threads = threads};
 }
 
 // Runs the shuffle on the CSR form and checks what every result must satisfy.

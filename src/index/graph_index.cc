@@ -1,6 +1,7 @@
 // GraphIndex: opening a graph index directory, loading its node cache, and
 // per-thread searchers over the shared read-only data.
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <string>
 
@@ -137,9 +138,15 @@ std::string GraphIndex::Describe() const {
   if (l.external_ids) s += ", shuffled";
   if (l.code_bytes) s += impl_->data.resident_codes() ? ", all-in-storage (codes resident)"
                                                       : ", all-in-storage";
-  if (!impl_->data.mem_graph.empty()) {
-    s += ", memgraph " + std::to_string(impl_->data.mem_graph.size()) + " nodes";
-  }
+  const search::GraphIndexData& d = impl_->data;
+  if (!d.mem_graph.empty()) s += ", memgraph " + std::to_string(d.mem_graph.size()) + " nodes";
+  char ram[160];
+  std::snprintf(ram, sizeof ram, "; RAM: codes %.1f MiB, memgraph %.2f MiB, cache %.1f MiB",
+                static_cast<double>(d.pq_codes.capacity()) / (1 << 20),
+                static_cast<double>(d.mem_graph.MemoryBytes() + d.mem_graph_codes.capacity()) /
+                    (1 << 20),
+                static_cast<double>(d.cache.MemoryBytes()) / (1 << 20));
+  s += ram;
   return s;
 }
 

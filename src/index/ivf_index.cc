@@ -1,6 +1,8 @@
 // IvfIndex: opening an IVF index directory (RAM blob + records file, checked
 // against the manifest and each other) and per-thread searchers over the
 // shared read-only data.
+#include "strata/ivf_index.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -9,7 +11,6 @@
 #include "format/manifest.h"
 #include "index/ivf_files.h"
 #include "search/ivf_search.h"
-#include "strata/ivf_index.h"
 
 namespace strata {
 
@@ -26,8 +27,8 @@ class IvfSearcher final : public Searcher {
  public:
   explicit IvfSearcher(std::unique_ptr<search::IvfSearchContext> context)
       : context_(std::move(context)) {}
-  Status Search(std::span<const float> query, const SearchParams& params,
-                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
+  Status Search(std::span<const float> query, const SearchParams& params, std::span<VectorId> ids,
+                std::span<float> distances, QueryStats* stats) override {
     return context_->Search(query, params, ids, distances, stats);
   }
   std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
@@ -41,7 +42,8 @@ class IvfSearcher final : public Searcher {
 IvfIndex::IvfIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IvfIndex::~IvfIndex() = default;
 
-Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir, const OpenOptions& options) {
+Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir,
+                                                 const OpenOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   STRATA_ASSIGN_OR_RETURN(impl->manifest, format::ReadManifest(dir));
@@ -63,7 +65,8 @@ Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir, const O
     return corrupt("unknown rerank kind in manifest");
   }
 
-  STRATA_ASSIGN_OR_RETURN(format::IvfRamParts parts, format::ReadIvfRamFile(dir + "/" + kIvfRamFile));
+  STRATA_ASSIGN_OR_RETURN(format::IvfRamParts parts,
+                          format::ReadIvfRamFile(dir + "/" + kIvfRamFile));
   auto qz = quant::rabitq::RabitqQuantizer::Deserialize(parts.quantizer);
   if (!qz.ok()) return qz.status().WithContext(dir + "/" + kIvfRamFile);
   d.quantizer.emplace(std::move(*qz));
@@ -78,8 +81,9 @@ Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir, const O
   d.block_offsets.assign(C + 1, 0);
   for (std::size_t c = 0; c < C; ++c) {
     d.cluster_offsets[c + 1] = d.cluster_offsets[c] + parts.cluster_sizes[c];
-    d.block_offsets[c + 1] = d.block_offsets[c] + (parts.cluster_sizes[c] + quant::rabitq::kBatchSize - 1) /
-                                                      quant::rabitq::kBatchSize;
+    d.block_offsets[c + 1] =
+        d.block_offsets[c] +
+        (parts.cluster_sizes[c] + quant::rabitq::kBatchSize - 1) / quant::rabitq::kBatchSize;
   }
   if (d.cluster_offsets.back() != m.num_vectors ||
       parts.ram_blocks.size() != d.block_offsets.back() * d.quantizer->layout().ram_batch_bytes()) {
@@ -94,8 +98,8 @@ Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir, const O
   auto coarse = ivf::CoarseQuantizer::Deserialize(parts.coarse, d.centroids.data(), C, m.dim);
   if (!coarse.ok()) return coarse.status().WithContext(dir + "/" + kIvfRamFile);
   d.coarse.emplace(std::move(*coarse));
-  STRATA_ASSIGN_OR_RETURN(d.records, format::IvfRecordsFile::Open(dir + "/" + kIvfRecordsFile,
-                                                                  parts.cluster_sizes));
+  STRATA_ASSIGN_OR_RETURN(
+      d.records, format::IvfRecordsFile::Open(dir + "/" + kIvfRecordsFile, parts.cluster_sizes));
   if (d.records.packing().record_bytes() != ivf::RecordBytes(*d.quantizer, d.rerank)) {
     return corrupt("record size does not match the quantizer");
   }
@@ -120,13 +124,12 @@ std::string IvfIndex::Describe() const {
   const search::IvfIndexData& d = impl_->data;
   const auto& qz = *d.quantizer;
   const auto& pk = d.records.packing();
-  std::string s = "ivf: " + std::to_string(d.num_vectors()) + " x " + std::to_string(d.dim) + " " +
-                  std::string(ElementTypeName(element_type())) + " " +
-                  std::string(MetricName(d.metric)) + ", C=" + std::to_string(d.num_clusters()) +
-                  ", D_m=" + std::to_string(qz.prefix_dim()) + "/" + std::to_string(qz.padded_dim()) +
-                  ", B=" + std::to_string(qz.ex_bits() + 1) + ", rerank " +
-                  ivf::RerankKindName(d.rerank) + ", record " + std::to_string(pk.record_bytes()) +
-                  " B, ";
+  std::string s =
+      "ivf: " + std::to_string(d.num_vectors()) + " x " + std::to_string(d.dim) + " " +
+      std::string(ElementTypeName(element_type())) + " " + std::string(MetricName(d.metric)) +
+      ", C=" + std::to_string(d.num_clusters()) + ", D_m=" + std::to_string(qz.prefix_dim()) + "/" +
+      std::to_string(qz.padded_dim()) + ", B=" + std::to_string(qz.ex_bits() + 1) + ", rerank " +
+      ivf::RerankKindName(d.rerank) + ", record " + std::to_string(pk.record_bytes()) + " B, ";
   s += pk.pages_per_unit() == 1 ? std::to_string(pk.records_per_unit()) + " records/page"
                                 : std::to_string(pk.pages_per_unit()) + " pages/record";
   s += ", coarse " + std::string(ivf::CoarseKindName(d.coarse->kind())) + ", nprobe " +
@@ -140,7 +143,8 @@ Result<std::unique_ptr<Searcher>> IvfIndex::NewSearcher(const SearchParams& max_
   if (inflight > 256) return Status::InvalidArgument("inflight must be in 1..256");
   IoQueueOptions io;
   io.engine = impl_->options.io_engine;
-  STRATA_ASSIGN_OR_RETURN(auto context, search::IvfSearchContext::Create(impl_->data, io, inflight));
+  STRATA_ASSIGN_OR_RETURN(auto context,
+                          search::IvfSearchContext::Create(impl_->data, io, inflight));
   return std::unique_ptr<Searcher>(new IvfSearcher(std::move(context)));
 }
 

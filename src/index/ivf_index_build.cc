@@ -53,7 +53,8 @@ Status IvfBuildOptions::Validate() const {
   }
   if (clusters > 0xFFFFFFFEull) return Status::InvalidArgument("clusters must be below 2^32 - 1");
   if (prefix_bits % 64 != 0 || prefix_bits > 4096) {
-    return Status::InvalidArgument("prefix bits (D_m) must be a multiple of 64 up to the padded dim");
+    return Status::InvalidArgument(
+        "prefix bits (D_m) must be a multiple of 64 up to the padded dim");
   }
   if (bits < 1 || bits > 9) return Status::InvalidArgument("bits (B) must be in 1..9");
   ivf::RerankKind r;
@@ -131,14 +132,14 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   qopt.seed = options.seed ^ 0x5261426974510001ull;
   STRATA_ASSIGN_OR_RETURN(quant::rabitq::RabitqQuantizer quantizer,
                           quant::rabitq::RabitqQuantizer::Create(qopt));
-  STRATA_ASSIGN_OR_RETURN(ivf::EncodedClusters encoded,
-                          ivf::EncodeClusters(quantizer, values.data(), clustering, rerank,
-                                              options.threads));
+  STRATA_ASSIGN_OR_RETURN(
+      ivf::EncodedClusters encoded,
+      ivf::EncodeClusters(quantizer, values.data(), clustering, rerank, options.threads));
   report_progress("encode", 0.7);
-  STRATA_ASSIGN_OR_RETURN(ivf::CoarseQuantizer coarse,
-                          ivf::CoarseQuantizer::Build(clustering.centroids.data(), C, dim,
-                                                      options.metric, coarse_kind, options.seed,
-                                                      options.threads));
+  STRATA_ASSIGN_OR_RETURN(
+      ivf::CoarseQuantizer coarse,
+      ivf::CoarseQuantizer::Build(clustering.centroids.data(), C, dim, options.metric, coarse_kind,
+                                  options.seed, options.threads));
   report.seconds_encode = phase.ElapsedSeconds();
   report_progress("encode", 1.0);
 
@@ -160,7 +161,8 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
           index_dir + "/" + kIvfRecordsFile, packing, sizes,
           [&](std::uint64_t pos, std::uint8_t* out) {
             if (rerank == ivf::RerankKind::kRaw) {
-              std::memcpy(out, values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
+              std::memcpy(out,
+                          values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
                           record_bytes);
             } else {
               std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
@@ -185,7 +187,8 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   report.prefix_bits = static_cast<std::uint32_t>(quantizer.prefix_dim());
   report.record_bytes = static_cast<std::uint32_t>(record_bytes);
   report.records_per_page = packing.records_per_unit();
-  report.ram_bytes_per_vector = static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
+  report.ram_bytes_per_vector =
+      static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
   const std::uint32_t nprobe = DefaultIvfNprobe(C);
   format::Manifest m;
   m.index_type = "ivf";
@@ -211,9 +214,12 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   report.seconds_write = phase.ElapsedSeconds();
   report.seconds_total = total.ElapsedSeconds();
   report.peak_rss_bytes = PeakRssBytes();
-  m.build = {{"seconds_total", report.seconds_total},     {"seconds_load", report.seconds_load},
-             {"seconds_cluster", report.seconds_cluster}, {"seconds_encode", report.seconds_encode},
-             {"seconds_write", report.seconds_write},     {"peak_rss_bytes", report.peak_rss_bytes},
+  m.build = {{"seconds_total", report.seconds_total},
+             {"seconds_load", report.seconds_load},
+             {"seconds_cluster", report.seconds_cluster},
+             {"seconds_encode", report.seconds_encode},
+             {"seconds_write", report.seconds_write},
+             {"peak_rss_bytes", report.peak_rss_bytes},
              {"threads", options.threads}};
   STRATA_RETURN_IF_ERROR(format::WriteManifest(index_dir, m));
   report_progress("write", 1.0);

@@ -41,7 +41,8 @@ Result<EncodedClusters> EncodeClusters(const quant::rabitq::RabitqQuantizer& qua
   EncodedClusters out;
   out.block_offsets.assign(k + 1, 0);
   for (std::size_t c = 0; c < k; ++c) {
-    out.block_offsets[c + 1] = out.block_offsets[c] + (clustering.size(c) + kBatchSize - 1) / kBatchSize;
+    out.block_offsets[c + 1] =
+        out.block_offsets[c] + (clustering.size(c) + kBatchSize - 1) / kBatchSize;
   }
   out.ram_blocks.assign(out.block_offsets.back() * layout.ram_batch_bytes(), 0);
   const std::size_t rec = layout.ssd_record_bytes();

@@ -1,8 +1,8 @@
 #include "ivf/cluster_encoder.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "ivf/ivf_test_util.h"
 
@@ -39,11 +39,13 @@ TEST(EncodeClusters, RefinedEstimatesMatchTrueDistancesInStorageOrder) {
     const auto f = qz->ForCluster(q, rc.data());
     for (std::uint64_t i = 0; i < cl->size(c); ++i) {
       const std::uint8_t* block =
-          enc->ram_blocks.data() + (enc->block_offsets[c] + i / kBatchSize) * qz->layout().ram_batch_bytes();
+          enc->ram_blocks.data() +
+          (enc->block_offsets[c] + i / kBatchSize) * qz->layout().ram_batch_bytes();
       BatchEstimates e;
       qz->EstimateBatch(q, f, block, &e);
       const std::uint64_t pos = cl->offsets[c] + i;
-      const float truth = testing::L2(query, rows.data() + static_cast<std::size_t>(cl->order[pos]) * d, d);
+      const float truth =
+          testing::L2(query, rows.data() + static_cast<std::size_t>(cl->order[pos]) * d, d);
       const float refined = qz->Refine(q, f, qz->ExactPrefixIp(q, block, i % kBatchSize),
                                        enc->records.data() + pos * rec);
       err += (refined - truth) * (refined - truth);

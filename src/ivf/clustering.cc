@@ -42,8 +42,7 @@ Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size
   km.threads = options.threads;
   // The byte bound alone may leave fewer sample rows than centroids at very
   // high d; never go below k rows (plus a few per centroid when available).
-  km.max_sample_bytes =
-      std::max(options.max_sample_bytes, std::min(n, 4 * k) * d * sizeof(float));
+  km.max_sample_bytes = std::max(options.max_sample_bytes, std::min(n, 4 * k) * d * sizeof(float));
   STRATA_ASSIGN_OR_RETURN(quant::HierarchicalKMeans model,
                           quant::TrainHierarchicalKMeans(data, n, d, km));
 
@@ -58,9 +57,8 @@ Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size
   const std::size_t probe = std::min(options.assign_probe, model.coarse_k());
   for (std::size_t b = 0; b < n; b += options.assign_batch) {
     const std::size_t m = std::min(options.assign_batch, n - b);
-    STRATA_RETURN_IF_ERROR(quant::AssignHierarchical(model, data + b * d, m, probe,
-                                                     labels.data() + b, dist.data() + b,
-                                                     options.threads));
+    STRATA_RETURN_IF_ERROR(quant::AssignHierarchical(
+        model, data + b * d, m, probe, labels.data() + b, dist.data() + b, options.threads));
   }
 
   // Counting sort by label, then order each cluster by (distance, id).
@@ -70,15 +68,19 @@ Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size
   out.order.resize(n);
   {
     std::vector<std::uint64_t> cursor(out.offsets.begin(), out.offsets.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) out.order[cursor[labels[i]]++] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < n; ++i)
+      out.order[cursor[labels[i]]++] = static_cast<std::uint32_t>(i);
   }
-  ParallelFor(k, options.threads, [&](std::size_t c, unsigned) {
-    auto first = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c]);
-    auto last = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c + 1]);
-    std::sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
-      return dist[a] != dist[b] ? dist[a] < dist[b] : a < b;
-    });
-  }, 4);
+  ParallelFor(
+      k, options.threads,
+      [&](std::size_t c, unsigned) {
+        auto first = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c]);
+        auto last = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c + 1]);
+        std::sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
+          return dist[a] != dist[b] ? dist[a] < dist[b] : a < b;
+        });
+      },
+      4);
   out.center_distance.resize(n);
   for (std::size_t i = 0; i < n; ++i) out.center_distance[i] = dist[out.order[i]];
   return out;

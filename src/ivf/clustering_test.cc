@@ -1,9 +1,9 @@
 #include "ivf/clustering.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <gtest/gtest.h>
 
 #include "ivf/ivf_test_util.h"
 

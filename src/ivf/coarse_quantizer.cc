@@ -62,7 +62,8 @@ Result<CoarseQuantizer> CoarseQuantizer::Build(const float* centroids, std::size
 
   // Inner groups: k-means over the centroids themselves.
   const std::size_t groups = std::clamp<std::size_t>(
-      static_cast<std::size_t>(std::llround(static_cast<double>(num_clusters) / kCentroidsPerGroup)),
+      static_cast<std::size_t>(
+          std::llround(static_cast<double>(num_clusters) / kCentroidsPerGroup)),
       1, num_clusters);
   std::vector<std::uint32_t> label(num_clusters, 0);
   if (groups == 1) {
@@ -122,14 +123,15 @@ Result<CoarseQuantizer> CoarseQuantizer::Build(const float* centroids, std::size
       std::copy_n(centroids + static_cast<std::size_t>(q.members_[begin + i]) * dim, dim,
                   rows.data() + i * dim);
     }
-    STRATA_RETURN_IF_ERROR(rq.EncodeCluster(
-        rows.data(), n, q.group_means_.data() + g * dim,
-        q.blocks_.data() + q.block_offsets_[g] * layout.ram_batch_bytes(),
-        q.records_.data() + begin * layout.ssd_record_bytes(), threads));
+    STRATA_RETURN_IF_ERROR(
+        rq.EncodeCluster(rows.data(), n, q.group_means_.data() + g * dim,
+                         q.blocks_.data() + q.block_offsets_[g] * layout.ram_batch_bytes(),
+                         q.records_.data() + begin * layout.ssd_record_bytes(), threads));
   }
   q.rotated_means_.resize(groups * rq.padded_dim());
   for (std::size_t g = 0; g < groups; ++g) {
-    rq.RotateCentroid(q.group_means_.data() + g * dim, q.rotated_means_.data() + g * rq.padded_dim());
+    rq.RotateCentroid(q.group_means_.data() + g * dim,
+                      q.rotated_means_.data() + g * rq.padded_dim());
   }
   q.quantizer_.emplace(std::move(rq));
   return q;
@@ -159,7 +161,9 @@ void CoarseQuantizer::Serialize(std::vector<std::uint8_t>* out) const {
 Result<CoarseQuantizer> CoarseQuantizer::Deserialize(std::span<const std::uint8_t> blob,
                                                      const float* centroids,
                                                      std::size_t num_clusters, std::size_t dim) {
-  auto bad = [](const std::string& what) { return Status::Corruption("coarse quantizer: " + what); };
+  auto bad = [](const std::string& what) {
+    return Status::Corruption("coarse quantizer: " + what);
+  };
   ByteReader r(blob);
   std::uint32_t magic = 0;
   std::uint16_t version = 0;
@@ -211,7 +215,8 @@ Result<CoarseQuantizer> CoarseQuantizer::Deserialize(std::span<const std::uint8_
   }
   q.rotated_means_.resize(groups * rq->padded_dim());
   for (std::size_t g = 0; g < groups; ++g) {
-    rq->RotateCentroid(q.group_means_.data() + g * dim, q.rotated_means_.data() + g * rq->padded_dim());
+    rq->RotateCentroid(q.group_means_.data() + g * dim,
+                       q.rotated_means_.data() + g * rq->padded_dim());
   }
   q.quantizer_.emplace(std::move(*rq));
   return q;
@@ -257,8 +262,8 @@ void CoarseQuantizer::Search(const float* query, std::size_t nprobe, CoarseScrat
     s->order.resize(groups);
     for (std::uint32_t g = 0; g < groups; ++g) {
       const float* m = group_means_.data() + static_cast<std::size_t>(g) * dim_;
-      const float d = metric_ == Metric::kInnerProduct ? -k.ip_f32(query, m, dim_)
-                                                       : k.l2_f32(query, m, dim_);
+      const float d =
+          metric_ == Metric::kInnerProduct ? -k.ip_f32(query, m, dim_) : k.l2_f32(query, m, dim_);
       s->order[g] = {d, g};
     }
     std::sort(s->order.begin(), s->order.end());
@@ -270,13 +275,14 @@ void CoarseQuantizer::Search(const float* query, std::size_t nprobe, CoarseScrat
     std::uint64_t seen = 0;
     for (std::size_t gi = 0; gi < groups && (gi < scan || seen < nprobe); ++gi) {
       const std::uint32_t g = s->order[gi].second;
-      const ClusterQueryFactors f =
-          rq.ForCluster(s->query, rotated_means_.data() + static_cast<std::size_t>(g) * rq.padded_dim());
+      const ClusterQueryFactors f = rq.ForCluster(
+          s->query, rotated_means_.data() + static_cast<std::size_t>(g) * rq.padded_dim());
       const std::uint64_t begin = group_offsets_[g];
       const std::uint64_t n = group_offsets_[g + 1] - begin;
       seen += n;
       for (std::uint64_t b = 0; b * kBatchSize < n; ++b) {
-        const std::uint8_t* block = blocks_.data() + (block_offsets_[g] + b) * layout.ram_batch_bytes();
+        const std::uint8_t* block =
+            blocks_.data() + (block_offsets_[g] + b) * layout.ram_batch_bytes();
         rq.EstimateBatch(s->query, f, block, &est);
         const std::size_t m = std::min<std::uint64_t>(kBatchSize, n - b * kBatchSize);
         for (std::size_t slot = 0; slot < m; ++slot) {

@@ -1,9 +1,9 @@
 #include "ivf/coarse_quantizer.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "ivf/ivf_test_util.h"
 
@@ -77,7 +77,9 @@ TEST(CoarseQuantizer, IrqFindsNearlyAllNearestClustersAndRoundTrips) {
   }
   EXPECT_GE(static_cast<double>(found) / total, 0.95);
   // Damage: truncation and shape mismatch are reported.
-  EXPECT_FALSE(CoarseQuantizer::Deserialize(std::span(blob).first(blob.size() - 3), cents.data(), c, d).ok());
+  EXPECT_FALSE(
+      CoarseQuantizer::Deserialize(std::span(blob).first(blob.size() - 3), cents.data(), c, d)
+          .ok());
   EXPECT_FALSE(CoarseQuantizer::Deserialize(blob, cents.data(), c - 1, d).ok());
 }
 

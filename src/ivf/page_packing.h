@@ -29,10 +29,10 @@ namespace strata::ivf {
 
 // Where one record lives, relative to the first data page of the file.
 struct RecordPlace {
-  std::uint64_t unit = 0;        // read unit index (global)
-  std::uint64_t first_page = 0;  // unit * pages_per_unit
-  std::uint32_t slot = 0;        // record index within its unit
-  std::uint32_t byte_offset = 0; // slot * record_bytes within the unit's first payload
+  std::uint64_t unit = 0;         // read unit index (global)
+  std::uint64_t first_page = 0;   // unit * pages_per_unit
+  std::uint32_t slot = 0;         // record index within its unit
+  std::uint32_t byte_offset = 0;  // slot * record_bytes within the unit's first payload
 };
 
 class PagePacking {

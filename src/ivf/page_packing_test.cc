@@ -1,8 +1,8 @@
 #include "ivf/page_packing.h"
 
-#include <vector>
-
 #include <gtest/gtest.h>
+
+#include <vector>
 
 namespace strata::ivf {
 namespace {
@@ -43,9 +43,11 @@ TEST(PagePacking, ScatterGatherRoundTrip) {
     ASSERT_TRUE(p.ok());
     const std::size_t stride = 4096;
     std::vector<std::uint8_t> unit(p->pages_per_unit() * stride, 0xEE);
-    std::vector<std::vector<std::uint8_t>> records(p->records_per_unit(), std::vector<std::uint8_t>(rec));
+    std::vector<std::vector<std::uint8_t>> records(p->records_per_unit(),
+                                                   std::vector<std::uint8_t>(rec));
     for (std::uint32_t s = 0; s < p->records_per_unit(); ++s) {
-      for (std::size_t i = 0; i < rec; ++i) records[s][i] = static_cast<std::uint8_t>(s * 31 + i * 7);
+      for (std::size_t i = 0; i < rec; ++i)
+        records[s][i] = static_cast<std::uint8_t>(s * 31 + i * 7);
       p->Scatter(records[s].data(), s, unit.data(), stride);
     }
     // Trailer bytes of every page stay untouched.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -130,15 +131,29 @@ void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
   const std::size_t m = index_.pq.code_size();
   const bool resident = index_.resident_codes();
   fresh_codes_.clear();
+  fresh_slots_in_record_.clear();
   for (std::uint32_t j = 0; j < record.degree; ++j) {
     const auto nb = static_cast<std::uint32_t>(record.neighbour(j));
     if (nb >= index_.num_slots() || expanded_.Contains(nb) || !offered_.Insert(nb)) continue;
     fresh_.push_back(nb);
-    const std::uint8_t* code =
-        resident ? index_.code(nb) : record.codes + static_cast<std::size_t>(j) * m;
-    fresh_codes_.insert(fresh_codes_.end(), code, code + m);
+    fresh_slots_in_record_.push_back(j);
+    // Codes in RAM are scattered over num_slots * m bytes: each one is a cache
+    // miss. Prefetch them all first so the misses overlap instead of being
+    // paid one after another in the gather below.
+    if (resident) {
+      const std::uint8_t* code = index_.code(nb);
+      __builtin_prefetch(code);
+      __builtin_prefetch(code + m - 1);
+    }
   }
   if (fresh_.empty()) return;
+  fresh_codes_.resize(fresh_.size() * m);
+  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+    const std::uint8_t* code =
+        resident ? index_.code(fresh_[i])
+                 : record.codes + static_cast<std::size_t>(fresh_slots_in_record_[i]) * m;
+    std::memcpy(fresh_codes_.data() + i * m, code, m);
+  }
   fresh_dists_.resize(fresh_.size());
   quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
   stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
@@ -146,11 +161,17 @@ void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
 }
 
 void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView& record,
-                                QueryStats* stats) {
+                                bool page_mate, QueryStats* stats) {
   if (record.external_id == kInvalidVectorId || !expanded_.Insert(slot)) return;
   if (trace_ != nullptr) trace_->push_back(slot);
-  results_.emplace_back(record_distance_(query_.data(), record.vector), record.external_id);
+  const float distance = record_distance_(query_.data(), record.vector);
+  results_.emplace_back(distance, record.external_id);
   ++stats->full_distances;
+  // A page mate the walk did not ask for is worth following only if it is
+  // nearer than what the list already holds (exact and PQ distances estimate
+  // the same quantity): far mates would only add candidates the list drops,
+  // each costing a PQ-code cache miss.
+  if (page_mate && !list_.WouldKeep(distance)) return;
   OfferNeighbours(record, stats);
 }
 
@@ -163,7 +184,7 @@ Status GraphSearchContext::Take(const SearchParams& params, QueryStats* stats) {
     ++stats->expanded;
     format::NodeRecordView record;
     STRATA_RETURN_IF_ERROR(format::DecodeContiguousRecord(layout_, e.id, cached, &record));
-    Expand(e.id, record, stats);
+    Expand(e.id, record, /*page_mate=*/false, stats);
     return Status::OK();
   }
   const bool by_page = params.page_search && layout_.records_per_page() > 1;
@@ -208,7 +229,7 @@ Status GraphSearchContext::Complete(IoRequest* r, const SearchParams& params, Qu
   format::NodeRecordView record;
   Status st = format::DecodeRecord(layout_, target, loc, data, &record_scratch_, &record);
   if (!st.ok()) return st.WithContext(index_.nodes.path());
-  Expand(target, record, stats);
+  Expand(target, record, /*page_mate=*/false, stats);
   const std::uint32_t per_page = layout_.records_per_page();
   if (params.page_search && per_page > 1) {
     const std::uint64_t first = layout_.PageOf(target) * per_page;
@@ -222,7 +243,7 @@ Status GraphSearchContext::Complete(IoRequest* r, const SearchParams& params, Qu
       if (record.external_id == kInvalidVectorId) continue;  // empty slot
       list_.SetState(slot, DiskCandidates::kDone);
       ++stats->page_records;
-      Expand(slot, record, stats);
+      Expand(slot, record, /*page_mate=*/true, stats);
     }
   }
   free_buffers_.push_back(buffer);

@@ -73,7 +73,10 @@ class GraphSearchContext {
   // Decodes a completed read and expands its target (and, with page search,
   // the other records of the page); returns the buffer to the free list.
   Status Complete(IoRequest* request, const SearchParams& params, QueryStats* stats);
-  void Expand(std::uint32_t slot, const format::NodeRecordView& record, QueryStats* stats);
+  // Exact distance into the results, neighbours into the list (for a page
+  // mate only when it is nearer than the list's worst entry).
+  void Expand(std::uint32_t slot, const format::NodeRecordView& record, bool page_mate,
+              QueryStats* stats);
   void OfferNeighbours(const format::NodeRecordView& record, QueryStats* stats);
   // Dynamic width: widens the beam once the search converges and nearly all
   // reads land inside the list (PipeANN's adaptive rule).
@@ -104,6 +107,7 @@ class GraphSearchContext {
   std::vector<std::pair<float, VectorId>> results_;  // exact distance, external id
   std::vector<std::byte> record_scratch_;
   std::vector<std::uint32_t> fresh_;
+  std::vector<std::uint32_t> fresh_slots_in_record_;  // their positions in the record
   std::vector<std::uint8_t> fresh_codes_;
   std::vector<float> fresh_dists_;
   std::vector<std::uint32_t> seeds_;

@@ -39,7 +39,9 @@ struct IvfIndexData {
   format::IvfRecordsFile records;
   std::uint32_t default_nprobe = 1;
 
-  std::size_t num_clusters() const { return cluster_offsets.empty() ? 0 : cluster_offsets.size() - 1; }
+  std::size_t num_clusters() const {
+    return cluster_offsets.empty() ? 0 : cluster_offsets.size() - 1;
+  }
   std::uint64_t num_vectors() const { return ids.size(); }
   // RAM held for search, bytes.
   std::size_t MemoryBytes() const {

@@ -108,7 +108,8 @@ Status IvfSearchContext::Scan(const SearchParams& params) {
     if (n == 0) continue;
     const std::uint64_t first_unit = index_.records.first_unit()[c];
     for (std::uint64_t b = 0; b * kBatchSize < n; ++b) {
-      const std::uint8_t* block = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
+      const std::uint8_t* block =
+          index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
       qz.EstimateBatch(rq_, factors_[probe], block, &est);
       const std::size_t m = std::min<std::uint64_t>(kBatchSize, n - b * kBatchSize);
       stats_.pq_distances += static_cast<std::uint32_t>(m);

@@ -69,8 +69,8 @@ class IvfSearchContext {
   // the rest are kInvalidVectorId / +inf. InvalidArgument for a wrong
   // dimension, non-finite query, bad params or inflight > max_inflight;
   // Corruption if a read page fails its checksum; IOError if a read fails.
-  Status Search(std::span<const float> query, const SearchParams& params,
-                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats);
+  Status Search(std::span<const float> query, const SearchParams& params, std::span<VectorId> ids,
+                std::span<float> distances, QueryStats* stats);
 
   IoEngine engine() const { return queue_->engine(); }
 
@@ -84,7 +84,7 @@ class IvfSearchContext {
   };
   // Survivors of one read unit (page): cands_[first, first + count).
   struct PageGroup {
-    float lower = 0.0f;       // min lower bound of its candidates
+    float lower = 0.0f;  // min lower bound of its candidates
     std::uint64_t unit = 0;
     std::uint32_t first = 0;
     std::uint32_t count = 0;
@@ -133,9 +133,9 @@ class IvfSearchContext {
   std::vector<ivf::CoarseHit> hits_;
   std::vector<quant::rabitq::ClusterQueryFactors> factors_;
   std::vector<Candidate> cands_;
-  PageGroup open_;            // page group being collected by the scan
+  PageGroup open_;  // page group being collected by the scan
   bool open_valid_ = false;
-  std::vector<PageGroup> pending_;  // min-heap by lower (scheduled, full)
+  std::vector<PageGroup> pending_;                    // min-heap by lower (scheduled, full)
   std::vector<std::pair<float, std::uint32_t>> knn_;  // ascending, size <= k
   // In-flight reads: request i uses buffer i; groups_[i] is its page group.
   std::vector<IoRequest> requests_;

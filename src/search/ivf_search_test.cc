@@ -3,12 +3,12 @@
 // loses a true neighbour whose lower bound failed.
 #include "search/ivf_search.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "format/ivf_records_file.h"
 #include "ivf/clustering.h"
@@ -64,14 +64,19 @@ struct Fixture {
     const std::size_t rec = ivf::RecordBytes(*data.quantizer, rerank);
     auto packing = ivf::PagePacking::Make(rec, format::kSectorPayload);
     const std::string path = dir.File("ivf.records");
-    ASSERT_TRUE(format::WriteIvfRecordsFile(path, *packing, sizes, [&](std::uint64_t pos, std::uint8_t* out) {
-                  if (rerank == ivf::RerankKind::kRaw) {
-                    std::memcpy(out, rows.data() + static_cast<std::size_t>(clustering.order[pos]) * d, rec);
-                  } else {
-                    std::memcpy(out, enc->records.data() + pos * rec, rec);
-                  }
-                  return Status::OK();
-                }).ok());
+    ASSERT_TRUE(format::WriteIvfRecordsFile(
+                    path, *packing, sizes,
+                    [&](std::uint64_t pos, std::uint8_t* out) {
+                      if (rerank == ivf::RerankKind::kRaw) {
+                        std::memcpy(
+                            out, rows.data() + static_cast<std::size_t>(clustering.order[pos]) * d,
+                            rec);
+                      } else {
+                        std::memcpy(out, enc->records.data() + pos * rec, rec);
+                      }
+                      return Status::OK();
+                    })
+                    .ok());
     auto records = format::IvfRecordsFile::Open(path, sizes);
     ASSERT_TRUE(records.ok());
     data.records = std::move(*records);
@@ -164,8 +169,10 @@ TEST(IvfSearchContext, PruningDropsATrueNeighbourOnlyWhenItsLowerBoundFails) {
       const auto cf = qz.ForCluster(rq, rc.data());
       const std::uint64_t local = pos - f.data.cluster_offsets[c];
       quant::rabitq::BatchEstimates e;
-      qz.EstimateBatch(rq, cf, f.data.ram_blocks.data() + (f.data.block_offsets[c] + local / kBatchSize) *
-                                                              qz.layout().ram_batch_bytes(), &e);
+      qz.EstimateBatch(rq, cf,
+                       f.data.ram_blocks.data() + (f.data.block_offsets[c] + local / kBatchSize) *
+                                                      qz.layout().ram_batch_bytes(),
+                       &e);
       float truth = 0;
       for (std::size_t j = 0; j < f.d; ++j) {
         truth += (q[j] - f.rows[w * f.d + j]) * (q[j] - f.rows[w * f.d + j]);

@@ -2,19 +2,20 @@
 // pipeline over O_DIRECT reads and compare with exact ground truth; pipeline
 // agreement, alpha = 1, each metric, raw re-ranking, split codes, reopen,
 // damaged pages and bad input.
+#include "strata/ivf_index.h"
+
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "scratch_dir.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
 #include "strata/graph_index.h"
-#include "strata/ivf_index.h"
 
 namespace strata {
 namespace {
@@ -65,7 +66,7 @@ struct SearchRun {
 };
 
 SearchRun Search(const Index& index, const Dataset& d, IvfPipeline pipeline, std::uint32_t nprobe,
-           unsigned threads = 2, float alpha = 0.4f) {
+                 unsigned threads = 2, float alpha = 0.4f) {
   auto q = ReadVectorsAsFloat(d.queries);
   EXPECT_TRUE(q.ok());
   SearchParams p;
@@ -166,8 +167,9 @@ TEST_F(IvfIndexTest, EveryPipelineReachesHighRecallAndTheyAgree) {
   EXPECT_GE(Search(*index, *data_, IvfPipeline::kFull, 40).recall,
             runs[IvfPipeline::kFull].recall - 0.005);
   for (const auto& [p, r] : runs) {
-    std::printf("%-10s recall %.4f pages %.2f dropped %.2f wasted %.2f reranked %.1f survivors %.1f\n",
-                IvfPipelineName(p), r.recall, r.pages, r.dropped, r.wasted, r.reranked, r.survivors);
+    std::printf(
+        "%-10s recall %.4f pages %.2f dropped %.2f wasted %.2f reranked %.1f survivors %.1f\n",
+        IvfPipelineName(p), r.recall, r.pages, r.dropped, r.wasted, r.reranked, r.survivors);
   }
 }
 

@@ -34,6 +34,9 @@ const Config kConfigs[] = {
     {"C4 MemG+Pipe+DW", Layout::kPacked, false, true, false, true, true},
     {"C5 MemG+PS+PSe+DW", Layout::kShuffled, false, true, true, true, false},
     {"default", Layout::kDefault, false, true, true, true, false},
+    // Variants of the default that decided its search switches.
+    {"default, fixed W", Layout::kDefault, false, true, true, false, false},
+    {"default + Pipeline", Layout::kDefault, false, true, true, true, true},
 };
 
 // Linear interpolation of (qps, pages) at `target` recall over rows sorted by
@@ -78,8 +81,8 @@ Status RunAblation(const AblationArgs& a) {
   std::printf("queries %llu, k=%u, W=%u, Cache = %llu BFS nodes; reads O_DIRECT every time\n",
               static_cast<unsigned long long>(queries.rows()), a.k, a.beam_width,
               static_cast<unsigned long long>(a.cache_nodes));
-  std::printf("%-20s %3s %5s %8s %9s %9s %9s %8s\n", "config", "T", "L", "recall", "QPS",
-              "mean_us", "p99_us", "pages/q");
+  std::printf("%-20s %3s %5s %8s %9s %9s %9s %8s %6s\n", "config", "T", "L", "recall", "QPS",
+              "mean_us", "p99_us", "pages/q", "hops");
   nlohmann::json out_rows = nlohmann::json::array();
   nlohmann::json summary = nlohmann::json::array();
   std::vector<std::string> lines;
@@ -103,9 +106,9 @@ Status RunAblation(const AblationArgs& a) {
         row.threads = t;
         STRATA_RETURN_IF_ERROR(RunBatch(*index, queries, &gt, &row).status());
         const SearchSummary& s = row.summary;
-        std::printf("%-20s %3u %5u %8.4f %9.0f %9.0f %9.0f %8.1f\n", c.name, t,
+        std::printf("%-20s %3u %5u %8.4f %9.0f %9.0f %9.0f %8.1f %6.1f\n", c.name, t,
                     row.params.list_size, *row.recall, s.qps, s.mean_latency_us, s.p99_latency_us,
-                    s.mean_pages_read);
+                    s.mean_pages_read, s.mean_hops);
         std::fflush(stdout);
         nlohmann::json j = RowToJson(row, *index);
         j["config"] = c.name;
