@@ -25,6 +25,9 @@ struct GraphBuildOptions {
   std::uint32_t R = 64;          // maximum out-degree
   std::uint32_t L = 125;         // search list size during the build (L_build)
   float alpha = 1.2f;            // RobustPrune's distance threshold (>= 1)
+  // Build passes: 1 (DiskANN: one pass with a rising alpha) or 2 (a second
+  // pass over every node; ~1.5x the graph time).
+  std::uint32_t passes = 1;
   // PQ code bytes per vector kept in RAM; 0 picks max(min(dim, 32), min(dim / 4, 96)).
   std::uint32_t pq_bytes = 0;
   // OPQ rotation alternations for the PQ codes (0 = plain PQ as DiskANN).

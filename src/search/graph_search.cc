@@ -56,7 +56,6 @@ Result<std::unique_ptr<GraphSearchContext>> GraphSearchContext::Create(
   STRATA_RETURN_IF_ERROR(ctx->queue_->RegisterBuffers(ctx->buffers_.region()));
   ctx->max_beam_width_ = max_beam_width;
   ctx->requests_.resize(max_beam_width);
-  ctx->request_distance_.resize(max_beam_width);
   ctx->completed_.resize(max_beam_width);
   ctx->query_.resize(index.dim());
   if (!index.mem_graph.empty()) ctx->walker_.emplace(index.mem_graph);
@@ -85,7 +84,11 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   }
   std::copy(query.begin(), query.end(), query_.begin());
   if (index_.metric == Metric::kCosine) kernels::NormalizeInPlace(query_.data(), query_.size());
-  STRATA_RETURN_IF_ERROR(index_.pq.ComputeDistanceTable(query_.data(), index_.metric, &table_));
+  // Under cosine the codes are of unit vectors and the query is normalised:
+  // L2 tables rank exactly as cosine would (||q - x||^2 = 2 - 2 cos), and
+  // suit codes trained centred.
+  const Metric table_metric = index_.metric == Metric::kCosine ? Metric::kL2 : index_.metric;
+  STRATA_RETURN_IF_ERROR(index_.pq.ComputeDistanceTable(query_.data(), table_metric, &table_));
   list_.Reset(params.list_size);
   offered_.Clear();
   expanded_.Clear();
@@ -99,6 +102,8 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   converged_ = false;
   reads_in_ = reads_total_ = 0;
   taken_ = 0;
+  recent_distances_.clear();
+  cached_pending_.clear();
   return Status::OK();
 }
 
@@ -179,12 +184,11 @@ Status GraphSearchContext::Take(const SearchParams& params, QueryStats* stats) {
   const DiskCandidates::Entry e = list_.TakeNew();
   ++taken_;
   if (expanded_.Contains(e.id)) return Status::OK();  // expanded from a page already read
-  if (const std::byte* cached = index_.cache.Find(e.id)) {
-    ++stats->cache_hits;
-    ++stats->expanded;
-    format::NodeRecordView record;
-    STRATA_RETURN_IF_ERROR(format::DecodeContiguousRecord(layout_, e.id, cached, &record));
-    Expand(e.id, record, /*page_mate=*/false, stats);
+  recent_distances_.push_back(e.distance);
+  if (index_.cache.Find(e.id) != nullptr) {
+    // Expanded after the round's selection (ExpandCached), as DiskANN does, so
+    // a cache changes which reads are made but not the walk.
+    cached_pending_.push_back(e.id);
     return Status::OK();
   }
   const bool by_page = params.page_search && layout_.records_per_page() > 1;
@@ -201,8 +205,20 @@ Status GraphSearchContext::Take(const SearchParams& params, QueryStats* stats) {
   r.length = loc.sectors * static_cast<std::uint32_t>(format::kSector);
   r.buffer = buffers_.buffer(b);
   r.tag = (static_cast<std::uint64_t>(b) << 32) | e.id;
-  request_distance_[b] = e.distance;
   pending_.push_back(&r);
+  return Status::OK();
+}
+
+Status GraphSearchContext::ExpandCached(QueryStats* stats) {
+  for (std::uint32_t slot : cached_pending_) {
+    ++stats->cache_hits;
+    ++stats->expanded;
+    format::NodeRecordView record;
+    STRATA_RETURN_IF_ERROR(
+        format::DecodeContiguousRecord(layout_, slot, index_.cache.Find(slot), &record));
+    Expand(slot, record, /*page_mate=*/false, stats);
+  }
+  cached_pending_.clear();
   return Status::OK();
 }
 
@@ -224,8 +240,6 @@ Status GraphSearchContext::Complete(IoRequest* r, const SearchParams& params, Qu
   stats->pages_read += loc.sectors;
   STRATA_RETURN_IF_ERROR(index_.nodes.Verify(loc.sector, loc.sectors, data));
   ++stats->expanded;
-  if (list_.WouldKeep(request_distance_[buffer])) ++reads_in_;
-  ++reads_total_;
   format::NodeRecordView record;
   Status st = format::DecodeRecord(layout_, target, loc, data, &record_scratch_, &record);
   if (!st.ok()) return st.WithContext(index_.nodes.path());
@@ -251,6 +265,12 @@ Status GraphSearchContext::Complete(IoRequest* r, const SearchParams& params, Qu
 }
 
 void GraphSearchContext::UpdateWidth(const SearchParams& params) {
+  // Nodes taken since the last update that the list would still keep.
+  for (float d : recent_distances_) {
+    ++reads_total_;
+    if (list_.WouldKeep(d)) ++reads_in_;
+  }
+  recent_distances_.clear();
   if (!params.dynamic_width || width_ >= params.beam_width) return;
   // The approach phase ends once the frontier sits a few positions deep in
   // the list: the nearest candidates are done and new ones land behind them.
@@ -276,13 +296,18 @@ Status GraphSearchContext::RunRounds(const SearchParams& params, QueryStats* sta
       STRATA_RETURN_IF_ERROR(Take(params, stats));
       ++round;
     }
-    if (pending_.empty()) continue;
+    if (pending_.empty()) {
+      STRATA_RETURN_IF_ERROR(ExpandCached(stats));
+      UpdateWidth(params);
+      continue;
+    }
     // Expand in issue order (not completion order) so results do not depend
     // on I/O timing.
     std::vector<IoRequest*>& batch = completed_;
     const std::size_t n = pending_.size();
     batch.assign(pending_.begin(), pending_.end());
     STRATA_RETURN_IF_ERROR(SubmitPending(stats));
+    STRATA_RETURN_IF_ERROR(ExpandCached(stats));  // while the reads are in flight
     const Timer io_timer;
     std::size_t done = 0;
     IoRequest* scratch[128];
@@ -310,6 +335,7 @@ Status GraphSearchContext::RunPipelined(const SearchParams& params, QueryStats* 
     }
     in_flight += static_cast<std::uint32_t>(pending_.size());
     STRATA_RETURN_IF_ERROR(SubmitPending(stats));
+    STRATA_RETURN_IF_ERROR(ExpandCached(stats));
     if (in_flight == 0) {
       if (!list_.HasNew() || taken_ >= max_taken) break;
       continue;  // cache hits only: take more

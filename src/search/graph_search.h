@@ -66,10 +66,12 @@ class GraphSearchContext {
   void Seed(const SearchParams& params, QueryStats* stats);
   Status RunRounds(const SearchParams& params, QueryStats* stats);
   Status RunPipelined(const SearchParams& params, QueryStats* stats);
-  // Takes the nearest new candidate: expands it from the cache, or queues a
-  // read of its page into pending_ (unless page search already covers it).
+  // Takes the nearest new candidate: queues it for expansion from the cache,
+  // or a read of its page into pending_ (unless page search already covers it).
   Status Take(const SearchParams& params, QueryStats* stats);
   Status SubmitPending(QueryStats* stats);
+  // Expands the cached nodes taken since the last call, from RAM.
+  Status ExpandCached(QueryStats* stats);
   // Decodes a completed read and expands its target (and, with page search,
   // the other records of the page); returns the buffer to the free list.
   Status Complete(IoRequest* request, const SearchParams& params, QueryStats* stats);
@@ -112,7 +114,8 @@ class GraphSearchContext {
   std::vector<float> fresh_dists_;
   std::vector<std::uint32_t> seeds_;
   std::vector<IoRequest> requests_;       // one per buffer
-  std::vector<float> request_distance_;   // PQ distance of each request's target
+  std::vector<float> recent_distances_;   // PQ distances of nodes taken since UpdateWidth
+  std::vector<std::uint32_t> cached_pending_;  // cached nodes taken, not yet expanded
   std::vector<std::uint32_t> free_buffers_;
   std::vector<IoRequest*> pending_;       // filled, not yet submitted
   std::vector<IoRequest*> completed_;
