@@ -122,11 +122,11 @@ Result<LoadedGraph> LoadNeighbours(const std::string& path) {
           w0, w1 - w0, std::span<std::byte>(buf.data(), (w1 - w0) * format::kSector)));
     }
     format::NodeRecordView rec;
-    STRATA_RETURN_IF_ERROR(file.Decode(
-        slot, loc,
-        std::span<const std::byte>(buf.data() + (loc.sector - w0) * format::kSector,
-                                   loc.sectors * format::kSector),
-        &scratch, &rec));
+    STRATA_RETURN_IF_ERROR(
+        file.Decode(slot, loc,
+                    std::span<const std::byte>(buf.data() + (loc.sector - w0) * format::kSector,
+                                               loc.sectors * format::kSector),
+                    &scratch, &rec));
     const std::uint32_t degree = rec.external_id == kInvalidVectorId ? 0 : rec.degree;
     for (std::uint32_t j = 0; j < degree; ++j) {
       const VectorId v = rec.neighbour(j);
@@ -150,9 +150,9 @@ int Run(const Args& args) {
   const LoadedGraph& g = *loaded;
   const std::uint64_t n = g.offsets.size() - 1;
   const graph::CsrGraphView view{g.offsets, g.ids};
-  const std::uint32_t c =
-      args.records_per_page != 0 ? args.records_per_page : g.records_per_sector;
-  std::printf("graph %s: n=%" PRIu64 " edges=%zu avg_degree=%.2f records_per_page=%u "
+  const std::uint32_t c = args.records_per_page != 0 ? args.records_per_page : g.records_per_sector;
+  std::printf("graph %s: n=%" PRIu64
+              " edges=%zu avg_degree=%.2f records_per_page=%u "
               "load=%.1fs csr=%.1fMiB rss_after_load=%.1fMiB\n",
               path.c_str(), n, g.ids.size(), static_cast<double>(g.ids.size()) / n, c,
               load_timer.ElapsedSeconds(), MiB(g.offsets.size() * 8 + g.ids.size() * 4),
@@ -160,39 +160,40 @@ int Run(const Args& args) {
 
   for (const unsigned threads : args.threads) {
     for (const int rounds : args.rounds) {
-     for (const int swaps : args.swaps) {
-      const graph::PageShuffleOptions options{.records_per_page = c,
-                                              .refine_rounds = rounds,
-                                              .swap_passes = swaps,
-                                              .seed = args.seed,
-                                              .threads = threads};
-      graph::PageShuffleReport report;
-      const std::size_t rss_before = CurrentRssBytes();
-      ResetPeakRss();
-      Result<graph::PagePartition> part = graph::ShufflePages(view, options, &report);
-      const std::size_t peak = PeakRssBytes();
-      if (!part.ok()) {
-        std::fprintf(stderr, "shuffle: %s\n", part.status().ToString().c_str());
-        return 1;
+      for (const int swaps : args.swaps) {
+        const graph::PageShuffleOptions options{.records_per_page = c,
+                                                .refine_rounds = rounds,
+                                                .swap_passes = swaps,
+                                                .seed = args.seed,
+                                                .threads = threads};
+        graph::PageShuffleReport report;
+        const std::size_t rss_before = CurrentRssBytes();
+        ResetPeakRss();
+        Result<graph::PagePartition> part = graph::ShufflePages(view, options, &report);
+        const std::size_t peak = PeakRssBytes();
+        if (!part.ok()) {
+          std::fprintf(stderr, "shuffle: %s\n", part.status().ToString().c_str());
+          return 1;
+        }
+        const Status valid = graph::ValidatePartition(*part, n);
+        const std::uint64_t digest =
+            Checksum64(part->members.data(), part->members.size() * sizeof(std::uint32_t));
+        std::printf(
+            "\nthreads=%u rounds=%d swaps=%d: OR identity=%.4f final=%.4f (best phase %s) "
+            "total=%.2fs pages=%" PRIu64 " (ceil(n/C)=%" PRIu64 ") short_pages=%" PRIu64
+            " free_pops=%" PRIu64 " valid=%s digest=%016" PRIx64 "\n",
+            threads, rounds, swaps, report.identity_overlap_ratio, report.final_overlap_ratio,
+            report.best_phase.c_str(), report.seconds_total, part->num_pages(), (n + c - 1) / c,
+            report.short_pages, report.free_queue_pops,
+            valid.ok() ? "yes" : valid.ToString().c_str(), digest);
+        std::printf("  peak_rss=%.1fMiB (before %.1fMiB, shuffle +%.1fMiB) work_arrays=%.1fMiB\n",
+                    MiB(peak), MiB(rss_before), MiB(peak > rss_before ? peak - rss_before : 0),
+                    MiB(report.work_bytes));
+        std::printf("  %-8s %9s %8s\n", "phase", "seconds", "OR");
+        for (const auto& ph : report.phases) {
+          std::printf("  %-8s %9.3f %8.4f\n", ph.name.c_str(), ph.seconds, ph.overlap_ratio);
+        }
       }
-      const Status valid = graph::ValidatePartition(*part, n);
-      const std::uint64_t digest =
-          Checksum64(part->members.data(), part->members.size() * sizeof(std::uint32_t));
-      std::printf("\nthreads=%u rounds=%d swaps=%d: OR identity=%.4f final=%.4f (best phase %s) "
-                  "total=%.2fs pages=%" PRIu64 " (ceil(n/C)=%" PRIu64 ") short_pages=%" PRIu64
-                  " free_pops=%" PRIu64 " valid=%s digest=%016" PRIx64 "\n",
-                  threads, rounds, swaps, report.identity_overlap_ratio, report.final_overlap_ratio,
-                  report.best_phase.c_str(), report.seconds_total, part->num_pages(),
-                  (n + c - 1) / c, report.short_pages, report.free_queue_pops,
-                  valid.ok() ? "yes" : valid.ToString().c_str(), digest);
-      std::printf("  peak_rss=%.1fMiB (before %.1fMiB, shuffle +%.1fMiB) work_arrays=%.1fMiB\n",
-                  MiB(peak), MiB(rss_before), MiB(peak > rss_before ? peak - rss_before : 0),
-                  MiB(report.work_bytes));
-      std::printf("  %-8s %9s %8s\n", "phase", "seconds", "OR");
-      for (const auto& ph : report.phases) {
-        std::printf("  %-8s %9.3f %8.4f\n", ph.name.c_str(), ph.seconds, ph.overlap_ratio);
-      }
-     }
     }
   }
   return 0;

@@ -38,9 +38,12 @@ struct GraphBuildOptions {
   std::uint32_t mem_graph_R = 32;
   std::uint32_t mem_graph_L = 64;
   // PageShuffle: reorder records so that graph neighbours share 4 KiB pages
-  // (Starling's block packing); `shuffle_rounds` refinement passes.
+  // (Starling's block packing): `shuffle_rounds` LDG refinement rounds, then
+  // `shuffle_swaps` pair-swap passes (bench/results/page_shuffle_synth1m.md:
+  // 4 and 3 gave the most overlap per second on synth1m).
   bool page_shuffle = false;
-  std::uint32_t shuffle_rounds = 8;
+  std::uint32_t shuffle_rounds = 4;
+  std::uint32_t shuffle_swaps = 3;
   // All-in-storage: each record also carries its neighbours' PQ codes, so
   // search needs only the codebook in RAM (seed 002's default layout).
   bool all_in_storage = false;

@@ -62,8 +62,8 @@ Status CheckIds(const FlatAdjacency& g) {
     for (NodeId v : g.Neighbors(u)) {
       if (v >= n) {
         return Status::InvalidArgument("page shuffle: node " + std::to_string(u) +
-                                       " has neighbour id " + std::to_string(v) + " >= n = " +
-                                       std::to_string(n));
+                                       " has neighbour id " + std::to_string(v) +
+                                       " >= n = " + std::to_string(n));
       }
     }
   }
@@ -350,8 +350,7 @@ class Shuffler {
       // Apply: u takes w's slot in q; w (if any) takes u's slot in p.
       std::uint32_t* pm = &members_[static_cast<std::uint64_t>(p) * c_];
       std::uint32_t* qm = &members_[static_cast<std::uint64_t>(best_q) * c_];
-      const std::uint32_t u_slot =
-          static_cast<std::uint32_t>(std::find(pm, pm + size_[p], u) - pm);
+      const std::uint32_t u_slot = static_cast<std::uint32_t>(std::find(pm, pm + size_[p], u) - pm);
       const std::uint32_t w = qm[best_slot];
       qm[best_slot] = u;
       page_of_[u] = best_q;
@@ -375,9 +374,7 @@ class Shuffler {
   // start-up of ParallelForChunks, small next to n so that few nodes decide
   // on a stale view of nodes committed in the same block; a function of n
   // only, so the result does not depend on the thread count.
-  std::uint64_t BlockSize() const {
-    return std::clamp<std::uint64_t>(CeilDiv(n_, 256), 32, 4096);
-  }
+  std::uint64_t BlockSize() const { return std::clamp<std::uint64_t>(CeilDiv(n_, 256), 32, 4096); }
 
   void EnsureScratch() {
     if (scratch_.size() == threads_) return;
@@ -491,7 +488,7 @@ class Shuffler {
   std::vector<std::uint32_t> queue_;    // ring buffer of page ids (free queue)
   std::uint64_t q_head_ = 0;
   std::uint64_t q_count_ = 0;
-  std::vector<Candidate> cand_;  // block * kCandidates
+  std::vector<Candidate> cand_;          // block * kCandidates
   std::vector<std::uint32_t> deferred_;  // nodes to place at the end of the round
   std::vector<Scratch> scratch_;
   std::uint64_t free_pops_ = 0;
@@ -499,7 +496,8 @@ class Shuffler {
 
 template <typename G>
 Result<PagePartition> ShuffleImpl(const G& g, const PageShuffleOptions& options,
-                                  PageShuffleReport* report, const PageShuffleProgressFn& progress) {
+                                  PageShuffleReport* report,
+                                  const PageShuffleProgressFn& progress) {
   STRATA_RETURN_IF_ERROR(options.Validate());
   const std::uint64_t n = g.size();
   if (n > kMaxNodes) return Status::InvalidArgument("page shuffle: too many nodes for 32-bit ids");
@@ -598,8 +596,8 @@ Result<double> OverlapImpl(const G& g, const PagePartition& partition, unsigned 
   const std::uint64_t n = g.size();
   if (partition.page_of.size() != n) {
     return Status::InvalidArgument("overlap ratio: partition covers " +
-                                   std::to_string(partition.page_of.size()) +
-                                   " nodes, graph has " + std::to_string(n));
+                                   std::to_string(partition.page_of.size()) + " nodes, graph has " +
+                                   std::to_string(n));
   }
   if (partition.records_per_page == 0) {
     return Status::InvalidArgument("overlap ratio: records_per_page is 0");
@@ -630,8 +628,8 @@ Status CsrGraphView::Validate() const {
     for (NodeId v : Neighbors(u)) {
       if (v >= n) {
         return Status::InvalidArgument("csr graph: node " + std::to_string(u) +
-                                       " has neighbour id " + std::to_string(v) + " >= n = " +
-                                       std::to_string(n));
+                                       " has neighbour id " + std::to_string(v) +
+                                       " >= n = " + std::to_string(n));
       }
     }
   }
@@ -698,13 +696,13 @@ Status ValidatePartition(const PagePartition& partition, std::uint64_t n) {
   if (c == 0) return Status::InvalidArgument("partition: records_per_page is 0");
   const std::uint64_t pages = CeilDiv(n, c);
   if (partition.members.size() != pages * c) {
-    return Status::InvalidArgument("partition: " + std::to_string(partition.members.size()) +
-                                   " slots, expected ceil(n / C) * C = " +
-                                   std::to_string(pages * c));
+    return Status::InvalidArgument(
+        "partition: " + std::to_string(partition.members.size()) +
+        " slots, expected ceil(n / C) * C = " + std::to_string(pages * c));
   }
   if (partition.page_of.size() != n || partition.slot_of.size() != n) {
-    return Status::InvalidArgument("partition: page_of / slot_of must hold n = " +
-                                   std::to_string(n) + " entries");
+    return Status::InvalidArgument(
+        "partition: page_of / slot_of must hold n = " + std::to_string(n) + " entries");
   }
   // Each node's recorded place must hold it; then counting the used slots
   // proves there are no extra copies.
@@ -743,9 +741,8 @@ Status ValidatePartition(const PagePartition& partition, std::uint64_t n) {
     }
   }
   if (used != n) {
-    return Status::InvalidArgument("partition: " + std::to_string(used) +
-                                   " used slots for n = " + std::to_string(n) +
-                                   " nodes (a node appears twice)");
+    return Status::InvalidArgument("partition: " + std::to_string(used) + " used slots for n = " +
+                                   std::to_string(n) + " nodes (a node appears twice)");
   }
   return Status::OK();
 }

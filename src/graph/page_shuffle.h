@@ -30,8 +30,9 @@
 // numbered last.
 //
 // Pure compute over neighbour lists: no I/O. Ids are the graph's NodeIds
-// (uint32); the on-disk layout and the id -> page map in RAM belong to the
-// format and search layers.
+// (uint32); the on-disk layout belongs to the format layer. A layout that
+// numbers slots page-major uses slot(u) = page_of[u] * C + slot_of[u] and
+// members[slot] as its slot -> node map (kEmptySlot: an empty record).
 #ifndef STRATA_GRAPH_PAGE_SHUFFLE_H_
 #define STRATA_GRAPH_PAGE_SHUFFLE_H_
 
@@ -119,8 +120,7 @@ struct PagePartition {
   std::uint64_t num_nodes() const { return page_of.size(); }
   // Page p's node ids in slot order, kEmptySlot entries included (p < num_pages()).
   std::span<const std::uint32_t> Page(std::uint64_t p) const {
-    return std::span<const std::uint32_t>(members).subspan(p * records_per_page,
-                                                           records_per_page);
+    return std::span<const std::uint32_t>(members).subspan(p * records_per_page, records_per_page);
   }
 };
 
@@ -135,7 +135,7 @@ struct PageShufflePhase {
 
 struct PageShuffleReport {
   std::vector<PageShufflePhase> phases;
-  double seconds_total = 0.0;  // whole call, OR measurements included
+  double seconds_total = 0.0;           // whole call, OR measurements included
   double identity_overlap_ratio = 0.0;  // OR(G) of IdentityPartition (id order)
   double final_overlap_ratio = 0.0;     // OR(G) of the returned partition
   std::string best_phase;               // phase whose partition was returned

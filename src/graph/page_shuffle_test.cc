@@ -169,8 +169,8 @@ TEST(IdentityPartition, PacksNodesInIdOrder) {
   const PagePartition p = IdentityPartition(12, 5).value();
   EXPECT_EQ(p.num_pages(), 3u);
   EXPECT_EQ(p.num_nodes(), 12u);
-  EXPECT_EQ(p.members, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                                   kEmptySlot, kEmptySlot, kEmptySlot}));
+  EXPECT_EQ(p.members, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, kEmptySlot,
+                                                   kEmptySlot, kEmptySlot}));
   EXPECT_EQ(p.page_of[7], 1u);
   EXPECT_EQ(p.slot_of[7], 2u);
   EXPECT_TRUE(ValidatePartition(p, 12).ok());
@@ -306,7 +306,8 @@ TEST_F(VamanaShuffle, RaisesOverlapFarAboveIdOrder) {
   const Csr csr = ToCsr(lists);
   PageShuffleReport report;
   const PagePartition part = ShuffleChecked(lists, Options(5, 8), &report);
-  const double identity = OverlapRatio(csr.View(), IdentityPartition(lists.size(), 5).value()).value();
+  const double identity =
+      OverlapRatio(csr.View(), IdentityPartition(lists.size(), 5).value()).value();
   const double shuffled = OverlapRatio(csr.View(), part).value();
   EXPECT_NEAR(shuffled, BruteForceOverlap(lists, part), 1e-12);
   EXPECT_GT(shuffled, 0.3);
@@ -478,8 +479,7 @@ TEST(ShufflePages, ReportsPhasesThroughTheCallback) {
   auto r = ShufflePages(csr.View(), Options(4, 3), nullptr,
                         [&](const PageShufflePhase& ph) { names.push_back(ph.name); });
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"reverse", "fill", "ldg1", "ldg2", "ldg3", "swap1"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"reverse", "fill", "ldg1", "ldg2", "ldg3", "swap1"}));
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ struct BuildArgs {
   GraphBuildOptions graph;
   // Graph I/O layout: a profile, then any technique flag given explicitly.
   std::string profile = "default";
-  std::optional<std::uint32_t> opq_iterations, mem_graph_R, shuffle_rounds;
+  std::optional<std::uint32_t> opq_iterations, mem_graph_R, shuffle_rounds, shuffle_swaps;
   std::optional<double> mem_graph_ratio;
   std::optional<bool> page_shuffle, all_in_storage;
   IvfBuildOptions ivf;  // --type ivf
@@ -32,6 +32,7 @@ Status ResolveGraphOptions(BuildArgs* a) {
   if (a->mem_graph_R) a->graph.mem_graph_R = *a->mem_graph_R;
   if (a->page_shuffle) a->graph.page_shuffle = *a->page_shuffle;
   if (a->shuffle_rounds) a->graph.shuffle_rounds = *a->shuffle_rounds;
+  if (a->shuffle_swaps) a->graph.shuffle_swaps = *a->shuffle_swaps;
   if (a->all_in_storage) a->graph.all_in_storage = *a->all_in_storage;
   return Status::OK();
 }
@@ -155,7 +156,8 @@ void AddBuildCommand(CLI::App& root, CommandAction* action) {
                   "Fraction of nodes in the in-RAM navigation graph (0 = none)");
   cmd->add_option("--memgraph-R", a->mem_graph_R, "MemGraph degree");
   cmd->add_option("--shuffle", a->page_shuffle, "Page shuffle: co-locate graph neighbours (true/false)");
-  cmd->add_option("--shuffle-rounds", a->shuffle_rounds, "Page shuffle refinement rounds");
+  cmd->add_option("--shuffle-rounds", a->shuffle_rounds, "Page shuffle LDG refinement rounds");
+  cmd->add_option("--shuffle-swaps", a->shuffle_swaps, "Page shuffle pair-swap passes");
   cmd->add_option("--all-in-storage", a->all_in_storage,
                   "Store neighbours' PQ codes in each record; RAM holds only the codebook");
   cmd->add_option("--clusters", a->ivf.clusters, "IVF: clusters (0 = N / 1024)")
