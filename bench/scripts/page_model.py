@@ -37,7 +37,7 @@ def main(argv):
     for r in rows:
         h = r["mean_hops"]
         model = c * avg_degree * h / (overlap * n_p) if c else float("nan")
-        ps = r["config"] in ("C1 PS+PSe", "C3 MemG+PS+PSe", "C5 MemG+PS+PSe+DW", "default")
+        ps = r["config"] in ("C1 PS+PSe", "C3 MemG+PS+PSe", "C5 MemG+PS+PSe+DW") or r["config"].startswith("default")
         print(f"| {r['config']} | {r['L']} | {h:.1f} | {r['mean_pages_read']:.1f} | "
               f"{model if ps else float('nan'):.1f} | "
               f"{(r['mean_pages_read'] / model) if ps else float('nan'):.2f} | "

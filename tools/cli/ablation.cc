@@ -33,10 +33,10 @@ const Config kConfigs[] = {
     {"C3 MemG+PS+PSe", Layout::kShuffled, false, true, true, false, false},
     {"C4 MemG+Pipe+DW", Layout::kPacked, false, true, false, true, true},
     {"C5 MemG+PS+PSe+DW", Layout::kShuffled, false, true, true, true, false},
-    {"default", Layout::kDefault, false, true, true, true, false},
+    {"default", Layout::kDefault, false, true, true, false, false},
     // Variants of the default that decided its search switches.
-    {"default, fixed W", Layout::kDefault, false, true, true, false, false},
-    {"default + Pipeline", Layout::kDefault, false, true, true, true, true},
+    {"default + DW", Layout::kDefault, false, true, true, true, false},
+    {"default + Pipeline", Layout::kDefault, false, true, true, false, true},
 };
 
 // Linear interpolation of (qps, pages) at `target` recall over rows sorted by
