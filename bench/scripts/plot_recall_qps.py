@@ -43,6 +43,8 @@ def main(argv):
     out_png, paths = argv[1], argv[2:]
     data = curves(paths)
     threads = sorted({t for _, t in data})
+    # 20 distinct colours: an ablation has 15 configurations.
+    plt.rcParams["axes.prop_cycle"] = plt.cycler(color=plt.get_cmap("tab20").colors)
     fig, axes = plt.subplots(2, len(threads), figsize=(6.5 * len(threads), 9), squeeze=False)
     for col, t in enumerate(threads):
         for (name, tt), rows in sorted(data.items()):

@@ -20,9 +20,8 @@
 
 namespace strata::format {
 
-// Blob kind of ivf.ram. blob_file.h's enum does not list it yet; the value is
-// chosen clear of the kinds there.
-inline constexpr BlobKind kIvfRamBlobKind = static_cast<BlobKind>(16);
+// Blob kind of ivf.ram.
+inline constexpr BlobKind kIvfRamBlobKind = BlobKind::kIvfRam;
 inline constexpr std::uint32_t kIvfRamVersion = 1;
 
 struct IvfRamParts {

@@ -25,6 +25,30 @@ inline bool NeighborLess(const Neighbor& a, const Neighbor& b) {
   return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
 }
 
+// Inserts `e` into the ascending array entries[0, *size) that keeps at most
+// `capacity` entries (`entries` has capacity + 1 slots), unless it is full
+// and `e` is not less than its last entry. Returns the position it took, or
+// -1 if it was not inserted. The bounded sorted insert of every candidate
+// list (graph build and search, SSD search).
+template <typename Entry, typename Less>
+std::ptrdiff_t InsertBoundedSorted(std::vector<Entry>& entries, std::size_t* size,
+                                   std::size_t capacity, const Entry& e, Less less) {
+  if (*size == capacity && !less(e, entries[*size - 1])) return -1;
+  std::size_t lo = 0, hi = *size;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (less(entries[mid], e)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  for (std::size_t i = *size; i > lo; --i) entries[i] = entries[i - 1];
+  entries[lo] = e;
+  if (*size < capacity) ++*size;
+  return static_cast<std::ptrdiff_t>(lo);
+}
+
 // The best `capacity` candidates seen so far, sorted by (distance, id), each
 // flagged expanded or not. Search repeatedly takes the nearest unexpanded
 // candidate; the list tracks that position in O(1) amortised. Not
@@ -45,22 +69,10 @@ class CandidateList {
   // the worst entry. The caller guarantees `id` is not in the list (searches
   // filter through a VisitedSet). Returns whether it was inserted.
   bool Insert(NodeId id, float distance) {
-    const Entry e{id, distance, false};
-    if (size_ == capacity_ && !Less(e, entries_[size_ - 1])) return false;
-    // Binary search for the first entry not less than e.
-    std::size_t lo = 0, hi = size_;
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      if (Less(entries_[mid], e)) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (std::size_t i = size_; i > lo; --i) entries_[i] = entries_[i - 1];
-    entries_[lo] = e;
-    if (size_ < capacity_) ++size_;
-    if (lo < cursor_) cursor_ = lo;
+    const std::ptrdiff_t pos =
+        InsertBoundedSorted(entries_, &size_, capacity_, Entry{id, distance, false}, Less);
+    if (pos < 0) return false;
+    if (static_cast<std::size_t>(pos) < cursor_) cursor_ = static_cast<std::size_t>(pos);
     return true;
   }
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/neighbor.h"
+
 namespace strata::search {
 
 class DiskCandidates {
@@ -36,21 +38,10 @@ class DiskCandidates {
   // better than the worst entry; the caller guarantees `id` is not in the list.
   // Returns whether it was inserted.
   bool Insert(std::uint32_t id, float distance) {
-    const Entry e{id, distance, kNew};
-    if (size_ == capacity_ && !Less(e, entries_[size_ - 1])) return false;
-    std::size_t lo = 0, hi = size_;
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      if (Less(entries_[mid], e)) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (std::size_t i = size_; i > lo; --i) entries_[i] = entries_[i - 1];
-    entries_[lo] = e;
-    if (size_ < capacity_) ++size_;
-    if (lo < first_new_) first_new_ = lo;
+    const std::ptrdiff_t pos =
+        graph::InsertBoundedSorted(entries_, &size_, capacity_, Entry{id, distance, kNew}, Less);
+    if (pos < 0) return false;
+    if (static_cast<std::size_t>(pos) < first_new_) first_new_ = static_cast<std::size_t>(pos);
     return true;
   }
 
