@@ -1,10 +1,8 @@
 // BuildGraphIndex: base file -> PQ codes + Vamana graph -> node file, PQ file,
 // manifest (written last, so a directory only looks like an index once every
 // file of it is complete and durable).
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -19,6 +17,7 @@
 #include "graph/vamana_builder.h"
 #include "quant/pq/sample.h"
 #include "search/mem_graph.h"
+#include "index/build_util.h"
 #include "index/graph_loader.h"
 #include "index/index_files.h"
 #include "kernels/distance.h"
@@ -27,47 +26,6 @@
 
 namespace strata {
 namespace {
-
-Status MakeDirectory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status::FromErrno("mkdir " + dir, errno);
-  }
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument(dir + " exists and is not a directory");
-  }
-  return Status::OK();
-}
-
-// Converts float row `row` back to the stored element type. Integer and half
-// inputs were widened exactly on load, so this reproduces the input bytes.
-void StoreVector(ElementType type, const float* row, std::size_t dim, std::byte* out) {
-  switch (type) {
-    case ElementType::kFloat32:
-      std::memcpy(out, row, dim * sizeof(float));
-      break;
-    case ElementType::kFloat16:
-      kernels::FloatToHalfN(row, reinterpret_cast<std::uint16_t*>(out), dim);
-      break;
-    case ElementType::kBFloat16:
-      kernels::FloatToBFloat16N(row, reinterpret_cast<std::uint16_t*>(out), dim);
-      break;
-    case ElementType::kUint8:
-      for (std::size_t i = 0; i < dim; ++i) {
-        reinterpret_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(std::lrint(row[i]));
-      }
-      break;
-    case ElementType::kInt8:
-      for (std::size_t i = 0; i < dim; ++i) {
-        reinterpret_cast<std::int8_t*>(out)[i] = static_cast<std::int8_t>(std::lrint(row[i]));
-      }
-      break;
-  }
-}
-
-bool IsFloatType(ElementType t) {
-  return t == ElementType::kFloat32 || t == ElementType::kFloat16 || t == ElementType::kBFloat16;
-}
 
 // The "default" profile's code and MemGraph settings (docs/graph-search.md
 // has the measurements behind them).
@@ -199,12 +157,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
       target = normalised.data();
       graph_rows = normalised;
     }
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (!kernels::NormalizeInPlace(target + i * dim, dim)) {
-        return Status::InvalidArgument(base_path + ": row " + std::to_string(i) +
-                                       " is a zero vector, which has no cosine distance");
-      }
-    }
+    STRATA_RETURN_IF_ERROR(NormalizeRowsForCosine(target, n, dim, base_path));
   }
   report.seconds_load = phase.ElapsedSeconds();
   report_progress("load", 1.0);
@@ -319,7 +272,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   // ---- write ----
   phase.Reset();
   report_progress("write", 0.0);
-  STRATA_RETURN_IF_ERROR(MakeDirectory(index_dir));
+  STRATA_RETURN_IF_ERROR(MakeIndexDirectory(index_dir));
   // Drop a previous manifest first: until the new one is written the
   // directory must not claim to be a (mixed old/new) index.
   std::remove((index_dir + "/" + format::kManifestName).c_str());

@@ -3,10 +3,8 @@
 // prefix blocks + SSD records) and the IRQ coarse quantizer -> records file,
 // RAM blob, manifest (written last, so a directory only looks like an index
 // once every file of it is complete and durable).
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,6 +14,7 @@
 #include "format/ivf_ram_file.h"
 #include "format/ivf_records_file.h"
 #include "format/manifest.h"
+#include "index/build_util.h"
 #include "index/ivf_files.h"
 #include "ivf/cluster_encoder.h"
 #include "ivf/clustering.h"
@@ -25,20 +24,6 @@
 #include "strata/ivf_index.h"
 
 namespace strata {
-namespace {
-
-Status MakeDirectory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status::FromErrno("mkdir " + dir, errno);
-  }
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument(dir + " exists and is not a directory");
-  }
-  return Status::OK();
-}
-
-}  // namespace
 
 std::uint32_t DefaultIvfNprobe(std::uint64_t clusters) {
   // ~3 % of the clusters, at least 8 (where there are 8): a starting point
@@ -96,12 +81,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   STRATA_ASSIGN_OR_RETURN(VectorMatrix rows, reader->ReadAllAsFloat());
   std::span<float> values = rows.values<float>();
   if (options.metric == Metric::kCosine) {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (!kernels::NormalizeInPlace(values.data() + i * dim, dim)) {
-        return Status::InvalidArgument(base_path + ": row " + std::to_string(i) +
-                                       " is a zero vector, which has no cosine distance");
-      }
-    }
+    STRATA_RETURN_IF_ERROR(NormalizeRowsForCosine(values.data(), n, dim, base_path));
   }
   report.seconds_load = phase.ElapsedSeconds();
   report_progress("load", 1.0);
@@ -146,7 +126,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   // ---- write ----
   phase.Reset();
   report_progress("write", 0.0);
-  STRATA_RETURN_IF_ERROR(MakeDirectory(index_dir));
+  STRATA_RETURN_IF_ERROR(MakeIndexDirectory(index_dir));
   // Drop a previous manifest first: until the new one is written the
   // directory must not claim to be a (mixed old/new) index.
   std::remove((index_dir + "/" + format::kManifestName).c_str());

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "scratch_dir.h"
+#include "synthetic_dataset.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
 #include "strata/graph_index.h"
@@ -15,36 +16,11 @@
 namespace strata {
 namespace {
 
-struct Dataset {
-  std::string base, queries;
-  GroundTruth gt;
-};
+using Dataset = testutil::TestDataset;
 
 Dataset MakeData(const testutil::ScratchDir& dir, Metric metric, ElementType type,
                  std::uint64_t n, std::uint32_t dim) {
-  Dataset d;
-  SyntheticOptions opt;
-  opt.num_base = n;
-  opt.dim = dim;
-  opt.num_queries = 200;
-  opt.metric = metric;
-  opt.element_type = type;
-  opt.seed = 11;
-  const std::string ext = type == ElementType::kUint8  ? ".u8bin"
-                          : type == ElementType::kInt8 ? ".i8bin"
-                                                       : ".fbin";
-  d.base = dir.File("base" + ext);
-  d.queries = dir.File("query" + ext);
-  DatasetWriteOptions write;
-  write.sync = false;
-  EXPECT_TRUE(WriteSynthetic(opt, d.base, d.queries, write).ok());
-  ExactKnnOptions gt_opt;
-  gt_opt.k = 10;
-  gt_opt.metric = metric;
-  auto gt = ComputeGroundTruth(d.base, d.queries, gt_opt);
-  EXPECT_TRUE(gt.ok()) << gt.status().ToString();
-  d.gt = std::move(*gt);
-  return d;
+  return testutil::MakeTestDataset(dir, metric, type, n, dim, 200, 11);
 }
 
 GraphBuildOptions SmallBuild(Metric metric) {

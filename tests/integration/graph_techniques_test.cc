@@ -18,6 +18,7 @@
 #include "format/graph_node_file.h"
 #include "quant/pq/product_quantizer.h"
 #include "scratch_dir.h"
+#include "synthetic_dataset.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
 #include "strata/graph_index.h"
@@ -32,22 +33,11 @@ class GraphTechniques : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testutil::ScratchDir();
-    SyntheticOptions opt;
-    opt.num_base = kRows;
-    opt.dim = kDim;
-    opt.num_queries = 150;
-    opt.metric = Metric::kL2;
-    opt.seed = 5;
-    base_ = dir_->File("base.fbin");
-    queries_ = dir_->File("query.fbin");
-    DatasetWriteOptions write;
-    write.sync = false;
-    ASSERT_TRUE(WriteSynthetic(opt, base_, queries_, write).ok());
-    ExactKnnOptions gt_opt;
-    gt_opt.k = 10;
-    auto gt = ComputeGroundTruth(base_, queries_, gt_opt);
-    ASSERT_TRUE(gt.ok());
-    gt_ = new GroundTruth(std::move(*gt));
+    testutil::TestDataset data =
+        testutil::MakeTestDataset(*dir_, Metric::kL2, ElementType::kFloat32, kRows, kDim, 150, 5);
+    base_ = data.base;
+    queries_ = data.queries;
+    gt_ = new GroundTruth(std::move(data.gt));
     // One thread: the graph is deterministic, so every layout holds the same graph.
     GraphBuildOptions b;
     b.R = 24;

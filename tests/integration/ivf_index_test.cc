@@ -13,6 +13,7 @@
 #include <string>
 
 #include "scratch_dir.h"
+#include "synthetic_dataset.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
 #include "strata/graph_index.h"
@@ -23,31 +24,10 @@ namespace {
 constexpr std::uint64_t kN = 10000;
 constexpr std::uint32_t kDim = 96;  // D' = 128: D_m = 64 is a real split
 
-struct Dataset {
-  std::string base, queries;
-  GroundTruth gt;
-};
+using Dataset = testutil::TestDataset;
 
 Dataset MakeData(const testutil::ScratchDir& dir, Metric metric) {
-  Dataset d;
-  SyntheticOptions opt;
-  opt.num_base = kN;
-  opt.dim = kDim;
-  opt.num_queries = 200;
-  opt.metric = metric;
-  opt.seed = 21;
-  d.base = dir.File("base.fbin");
-  d.queries = dir.File("query.fbin");
-  DatasetWriteOptions write;
-  write.sync = false;
-  EXPECT_TRUE(WriteSynthetic(opt, d.base, d.queries, write).ok());
-  ExactKnnOptions gt_opt;
-  gt_opt.k = 10;
-  gt_opt.metric = metric;
-  auto gt = ComputeGroundTruth(d.base, d.queries, gt_opt);
-  EXPECT_TRUE(gt.ok()) << gt.status().ToString();
-  d.gt = std::move(*gt);
-  return d;
+  return testutil::MakeTestDataset(dir, metric, ElementType::kFloat32, kN, kDim, 200, 21);
 }
 
 IvfBuildOptions SmallBuild(Metric metric) {
