@@ -30,6 +30,9 @@ struct GraphBuildOptions {
   std::uint32_t passes = 1;
   // PQ code bytes per vector kept in RAM; 0 picks max(min(dim, 32), min(dim / 4, 96)).
   std::uint32_t pq_bytes = 0;
+  // Rows sampled to train the PQ codebooks (0 = 65,536, faiss's default;
+  // DiskANN samples up to 256,000).
+  std::uint64_t pq_train_rows = 0;
   // OPQ rotation alternations for the PQ codes (0 = plain PQ as DiskANN).
   std::uint32_t opq_iterations = 0;
   // MemGraph: in-RAM navigation graph over this fraction of the nodes (0 =

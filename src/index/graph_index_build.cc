@@ -183,6 +183,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   pq_opt.seed = options.seed;
   pq_opt.threads = options.threads;
   pq_opt.opq_iterations = static_cast<int>(options.opq_iterations);
+  if (options.pq_train_rows) pq_opt.max_train_rows = options.pq_train_rows;
   STRATA_ASSIGN_OR_RETURN(quant::ProductQuantizer pq,
                           quant::ProductQuantizer::Train(graph_rows.data(), n, dim, pq_opt));
   std::vector<std::uint8_t> codes(n * pq.code_size());

@@ -145,6 +145,9 @@ void AddBuildCommand(CLI::App& root, CommandAction* action) {
   cmd->add_option("--R", a->graph.R, "Graph maximum degree")->capture_default_str();
   cmd->add_option("--L", a->graph.L, "Build search list size (L_build)")->capture_default_str();
   cmd->add_option("--alpha", a->graph.alpha, "RobustPrune alpha")->capture_default_str();
+  cmd->add_option("--pq-train-rows", a->graph.pq_train_rows,
+                  "Rows sampled to train the PQ codebooks (0 = 65,536)")
+      ->capture_default_str();
   cmd->add_option("--passes", a->graph.passes, "Graph build passes (1 or 2)")->capture_default_str();
   cmd->add_option("--pq-bytes", a->graph.pq_bytes, "PQ bytes per vector in RAM (0 = auto)")
       ->capture_default_str();
