@@ -27,6 +27,6 @@ echo "== 2/4 build: IVF index (N/1024 clusters, 9-bit RaBitQ, prefix in RAM, rec
 echo "== 3/4 bench: graph index (default profile, beam width 4, no cache)"
 "$strata" bench --index "$out/graph" "${q[@]}" --L 10,12,15,20,30,50,75 --json "$out/graph.json"
 echo "== 3/4 bench: IVF index (full pipeline)"
-"$strata" bench --index "$out/ivf" "${q[@]}" --nprobe 5,10,20,40,80,160 --json "$out/ivf.json"
+"$strata" bench --index "$out/ivf" "${q[@]}" --nprobe 1,2,3,5,10,20,40 --json "$out/ivf.json"
 echo "== 4/4 side by side (interpolated between sweep points)"
 python3 "$root/bench/scripts/at_recall.py" "$out/graph.json" "$out/ivf.json" --targets 0.9,0.95
