@@ -6,13 +6,14 @@
 #        bench/scripts/ivf_bench.sh synth1m l2 synth1m_dm64 --prefix-bits 64
 # env: K (10), NPROBE (sweep list), PIPELINES (full), THREADS (1,2),
 #      SKIP_BUILD=1 to reuse the index, IDX_TAG (index of another tag),
-#      STRATA (binary).
+#      BENCH_FLAGS (extra `strata bench` flags), STRATA (binary).
 # Writes bench/results/ivf_<TAG>.{log,json,csv}. Every timed step runs under
 # flock /tmp/strata-bench.lock (one benchmark at a time on the machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=$1; metric=$2; tag=$3; shift 3
-strata=${STRATA:-$root/build-ivf/tools/cli/strata}
+strata=${STRATA:-$root/build/tools/cli/strata}
+read -r -a bench_flags <<< "${BENCH_FLAGS:-}"
 data=${DATA:-$root/data}
 k=${K:-10}
 nprobe=${NPROBE:-4,6,8,10,12,16,20,24,32,48,64}
@@ -29,9 +30,10 @@ lock=/tmp/strata-bench.lock
       --metric "$metric" --threads 2 "$@"
     echo "# disk: $(du -b "$idx"/ivf.* | awk '{s += $1} END {print s}') bytes"
   fi
-  echo "\$ strata bench --index $idx --queries $data/${name}_query.fbin --gt $data/${name}_gt.ibin --k $k --nprobe $nprobe --pipeline $pipelines --threads $threads --target-recall 0.9"
+  echo "\$ strata bench --index $idx --queries $data/${name}_query.fbin --gt $data/${name}_gt.ibin --k $k --nprobe $nprobe --pipeline $pipelines --threads $threads --target-recall 0.9 ${BENCH_FLAGS:-}"
   flock "$lock" "$strata" bench --index "$idx" --queries "$data/${name}_query.fbin" \
     --gt "$data/${name}_gt.ibin" --k "$k" --nprobe "$nprobe" --pipeline "$pipelines" \
-    --threads "$threads" --target-recall 0.9 --json "$out.json" --csv "$out.csv"
+    --threads "$threads" --target-recall 0.9 --json "$out.json" --csv "$out.csv" \
+    ${bench_flags[@]+"${bench_flags[@]}"}
   echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$out.log"

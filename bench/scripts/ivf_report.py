@@ -2,9 +2,10 @@
 """Tables and plots of the IVF measurements (bench/scripts/ivf_bench.sh output).
 
 usage: /usr/bin/python3 bench/scripts/ivf_report.py
-Reads bench/results/ivf_*.json and graph_synth1m.json; writes
-bench/results/ivf_pipelines_synth1m.md, ivf_summary.json and
-ivf_synth1m_recall_qps.png, ivf_dm_recall_qps.png (when the inputs exist).
+Reads bench/results/ivf_*.json, graph_synth1m.json and
+graph_default_synth1m_ivfrun.json; writes bench/results/ivf_pipelines_synth1m.md,
+ivf_vs_graph_synth1m.md, ivf_summary.json and ivf_synth1m_recall_qps.png,
+ivf_vs_graph_synth1m.png, ivf_dm_recall_qps.png (when the inputs exist).
 """
 import json
 import os
@@ -37,8 +38,31 @@ def curve(rows, threads, pipeline=None):
     return sorted(sel, key=lambda r: r["recall_at_k"])
 
 
-def pipeline_table(doc, out_md, target=0.9):
-    rows = doc["rows"]
+def finish_plot(fig, ax, title, path, log_qps=False):
+    """Axes labels, grid and legend of a recall-QPS plot, saved as PNG."""
+    ax.set_xlabel("recall@10")
+    ax.set_ylabel("QPS")
+    if log_qps:
+        ax.set_yscale("log")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def interpolate(rows, target, key):
+    """Linear interpolation of `key` at recall `target` over rows sorted by recall."""
+    rows = sorted(rows, key=lambda r: r["recall_at_k"])
+    for a, b in zip(rows, rows[1:]):
+        if a["recall_at_k"] <= target <= b["recall_at_k"] and b["recall_at_k"] > a["recall_at_k"]:
+            f = (target - a["recall_at_k"]) / (b["recall_at_k"] - a["recall_at_k"])
+            return a[key] + f * (b[key] - a[key])
+    return None
+
+
+def pipeline_table(doc, out_md, target=0.9, seed_doc=None):
+    rows = doc["rows"] + [dict(r, pipeline=r["pipeline"] + " (seed)") for r in (seed_doc or {}).get("rows", [])]
     lines = [
         "# IVF read pipelines at recall@10 = %.2f (seed 003 Table 1 shape)" % target,
         "",
@@ -47,7 +71,8 @@ def pipeline_table(doc, out_md, target=0.9):
         "candidates pruned before a read; waste = reads whose every candidate failed the "
         "re-screen; re-rank/surv = re-ranked records / RAM-screen survivors; io-wait = share "
         "of query time blocked in Wait; drain = share after the scan; QPSx relative to naive "
-        "at the same T." % doc["description"],
+        "at the same T. \"(seed)\" rows: the scheduled designs as seed 003 has them "
+        "(`--fill-first false`: all Q slots filled before a dist_k exists)." % doc["description"],
         "",
         "| T | pipeline | nprobe | recall@10 | QPS | QPSx | p50 us | p99 us | issued | drop | waste | re-rank/surv | io-wait | drain |",
         "|---|----------|--------|-----------|-----|------|--------|--------|--------|------|-------|--------------|---------|-------|",
@@ -55,7 +80,8 @@ def pipeline_table(doc, out_md, target=0.9):
     summary = []
     for t in sorted({r["threads"] for r in rows}):
         naive_qps = None
-        for p in ["naive", "coalesced", "overlapped", "scheduled", "full"]:
+        for p in ["naive", "coalesced", "overlapped", "scheduled (seed)", "full (seed)",
+                  "scheduled", "full"]:
             sel = [r for r in rows if r["threads"] == t and r["pipeline"] == p]
             best = first_reaching(sel, target, "nprobe")
             if best is None:
@@ -79,11 +105,59 @@ def pipeline_table(doc, out_md, target=0.9):
     return summary
 
 
+def vs_graph(ivf_docs, graph, out_md, out_png):
+    """IVF configurations against the graph default measured in the same period."""
+    lines = ["# IVF vs the graph index's default composition on synth1m (same period)", "",
+             "Graph: `%s` (`graph_default_synth1m_ivfrun.json`). Pages and QPS at recall@10 "
+             "0.90 and 0.95, interpolated linearly between swept points; ratio = IVF / graph." % graph["description"], "",
+             "| index | T | pages @0.90 | ratio | QPS @0.90 | ratio | pages @0.95 | ratio | QPS @0.95 | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    out = {}
+    for t in (1, 2):
+        g = curve(graph["rows"], t)
+        ax.plot([r["recall_at_k"] for r in g], [r["qps"] for r in g], "x--",
+                label="graph default, T=%d" % t, alpha=1.0 if t == 2 else 0.5)
+        gp = {x: interpolate(g, x, "mean_pages_read") for x in (0.9, 0.95)}
+        gq = {x: interpolate(g, x, "qps") for x in (0.9, 0.95)}
+        lines.append("| graph default | %d | %.1f | | %.0f | | %.1f | | %.0f | |" % (t, gp[0.9], gq[0.9], gp[0.95], gq[0.95]))
+        for label, doc in ivf_docs:
+            c = curve(doc["rows"], t)
+            if not c:
+                continue
+            if t == 2 or label.startswith("IVF default"):
+                ax.plot([r["recall_at_k"] for r in c], [r["qps"] for r in c], "o-",
+                        label="%s, T=%d" % (label, t), alpha=1.0 if t == 2 else 0.5)
+            cells = []
+            for x in (0.9, 0.95):
+                p, q = interpolate(c, x, "mean_pages_read"), interpolate(c, x, "qps")
+                if p is None:
+                    cells += ["-", "", "-", ""]
+                    continue
+                cells += ["%.1f" % p, "%.2fx" % (p / gp[x]), "%.0f" % q, "%.2fx" % (q / gq[x])]
+                out["%s T%d @%.2f" % (label, t, x)] = {"pages": p, "qps": q, "pages_ratio": p / gp[x], "qps_ratio": q / gq[x]}
+            lines.append("| %s | %d | %s |" % (label, t, " | ".join(cells)))
+    finish_plot(fig, ax, "synth1m: IVF vs graph default (same period)", out_png)
+    with open(out_md, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return out
+
+
 def main():
     summary = {}
     pipes = load("ivf_synth1m_pipelines.json")
     if pipes:
-        summary["pipelines_synth1m"] = pipeline_table(pipes, os.path.join(RES, "ivf_pipelines_synth1m.md"))
+        summary["pipelines_synth1m"] = pipeline_table(pipes, os.path.join(RES, "ivf_pipelines_synth1m.md"),
+                                                      seed_doc=load("ivf_synth1m_pipelines_seed.json"))
+    gdef = load("graph_default_synth1m_ivfrun.json")
+    if gdef:
+        docs = [(label, load(tag)) for label, tag in [
+            ("IVF default (locality, fill first)", "ivf_synth1m.json"),
+            ("IVF centroid order", "ivf_synth1m_centroid.json"),
+            ("IVF D_m = D/2", "ivf_synth1m_dm64.json")]]
+        summary["vs_graph_default"] = vs_graph([d for d in docs if d[1]], gdef,
+                                               os.path.join(RES, "ivf_vs_graph_synth1m.md"),
+                                               os.path.join(RES, "ivf_vs_graph_synth1m.png"))
     graph = load("graph_synth1m.json")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for tag, label, style in [("ivf_synth1m.json", "IVF Split-RaBitQ (full)", "o-"),
@@ -109,14 +183,8 @@ def main():
         summary["graph_synth1m"] = {"description": graph["description"],
                                     "disk_bytes": graph.get("index_disk_bytes"),
                                     "at_0.90": {str(t): first_reaching(curve(graph["rows"], t), 0.9, "L") for t in (1, 2)}}
-    ax.set_xlabel("recall@10")
-    ax.set_ylabel("QPS")
-    ax.set_yscale("log")
-    ax.set_title("synth1m (1M x 128, L2): IVF vs graph")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(RES, "ivf_synth1m_recall_qps.png"), dpi=120)
+    finish_plot(fig, ax, "synth1m (1M x 128, L2): IVF vs graph", os.path.join(RES, "ivf_synth1m_recall_qps.png"),
+                log_qps=True)
 
     # D_m sweep on the 768-d set.
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -135,14 +203,8 @@ def main():
             "disk_bytes": doc["index_disk_bytes"],
             "at_0.90": {str(t): first_reaching(curve(doc["rows"], t), 0.9, "nprobe") for t in (1, 2)}}
     if any_dm:
-        ax.set_xlabel("recall@10")
-        ax.set_ylabel("QPS")
-        ax.set_yscale("log")
-        ax.set_title("synth200k768c (200k x 768, cosine): IVF by RAM prefix D_m")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(RES, "ivf_dm_recall_qps.png"), dpi=120)
+        finish_plot(fig, ax, "synth200k768c (200k x 768, cosine): IVF by RAM prefix D_m",
+                    os.path.join(RES, "ivf_dm_recall_qps.png"), log_qps=True)
     with open(os.path.join(RES, "ivf_summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(json.dumps(summary, indent=1)[:3000])

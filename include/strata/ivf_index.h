@@ -42,6 +42,10 @@ struct IvfBuildOptions {
   std::string rerank = "excode";
   // Coarse quantizer: "irq" (IVF-RaBitQ over the centroids) or "flat".
   std::string coarse = "irq";
+  // Order of a cluster's records: "locality" (page-sized groups of nearby
+  // vectors, so a query's survivors share pages) or "centroid" (ascending
+  // distance to the centroid only, seed 003).
+  std::string page_order = "locality";
   // Lloyd iterations of each k-means level.
   std::uint32_t kmeans_iterations = 10;
   unsigned threads = 0;    // 0 = all cores

@@ -130,7 +130,9 @@ TEST_P(NodeFileTest, WriteOpenDecodeAndDetectCorruption) {
       ASSERT_NE(view.codes, nullptr);
       const std::vector<std::uint8_t> want = expected_codes(row);
       // (memcmp with an empty vector's null data() is undefined: compare only real codes.)
-      if (!want.empty()) ASSERT_EQ(std::memcmp(view.codes, want.data(), want.size()), 0);
+      if (!want.empty()) {
+        ASSERT_EQ(std::memcmp(view.codes, want.data(), want.size()), 0);
+      }
     } else {
       ASSERT_EQ(view.codes, nullptr);
     }

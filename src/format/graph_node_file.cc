@@ -72,15 +72,11 @@ Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLay
 Result<GraphNodeFile> GraphNodeFile::Open(const std::string& path) {
   GraphNodeFile f;
   STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
-  STRATA_ASSIGN_OR_RETURN(std::uint64_t size, f.file_.Size());
-  if (size < kSector) return Status::Corruption(path + ": file too short for a header");
-  AlignedBuffer sector(kSector);
-  STRATA_RETURN_IF_ERROR(f.file_.ReadAt(0, std::span<std::byte>(sector.data(), kSector)));
   FileHeader header;
   std::string fields;
-  STRATA_RETURN_IF_ERROR(DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
-                                            FileKind::kGraphNodes, kGraphLayoutVersion, path,
-                                            &header, &fields));
+  std::uint64_t size = 0;
+  STRATA_RETURN_IF_ERROR(ReadHeaderSector(f.file_, FileKind::kGraphNodes, kGraphLayoutVersion,
+                                          path, &header, &fields, &size));
   STRATA_ASSIGN_OR_RETURN(f.layout_, GraphLayout::DecodeFields(fields, path));
   if (header.num_sectors != 1 + f.layout_.data_sectors() || size != header.num_sectors * kSector) {
     return Status::Corruption(path + ": file size " + std::to_string(size) +

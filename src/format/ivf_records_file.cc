@@ -77,15 +77,11 @@ Result<IvfRecordsFile> IvfRecordsFile::Open(const std::string& path,
                                             std::span<const std::uint64_t> cluster_sizes) {
   IvfRecordsFile f;
   STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
-  STRATA_ASSIGN_OR_RETURN(std::uint64_t size, f.file_.Size());
-  if (size < kSector) return Status::Corruption(path + ": file too short for a header");
-  AlignedBuffer sector(kSector);
-  STRATA_RETURN_IF_ERROR(f.file_.ReadAt(0, std::span<std::byte>(sector.data(), kSector)));
   FileHeader header;
   std::string fields;
-  STRATA_RETURN_IF_ERROR(
-      DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
-                         FileKind::kIvfRecords, kIvfRecordsVersion, path, &header, &fields));
+  std::uint64_t size = 0;
+  STRATA_RETURN_IF_ERROR(ReadHeaderSector(f.file_, FileKind::kIvfRecords, kIvfRecordsVersion,
+                                          path, &header, &fields, &size));
   if (fields.size() < kFieldsSize) return Status::Corruption(path + ": short header fields");
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   const std::uint32_t record_bytes = GetU32(p + 0);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/aligned_buffer.h"
 #include "base/checksum.h"
 #include "format/le_coding.h"
 
@@ -67,6 +68,17 @@ Status DecodeHeaderSector(std::span<const std::byte, kSector> sector, FileKind e
   }
   fields->assign(reinterpret_cast<const char*>(p + kHeaderFixedSize), header->fields_size);
   return Status::OK();
+}
+
+Status ReadHeaderSector(const DirectFile& file, FileKind expected_kind, std::uint32_t max_version,
+                        const std::string& path, FileHeader* header, std::string* fields,
+                        std::uint64_t* size) {
+  STRATA_ASSIGN_OR_RETURN(*size, file.Size());
+  if (*size < kSector) return Status::Corruption(path + ": file too short for a header");
+  AlignedBuffer sector(kSector);
+  STRATA_RETURN_IF_ERROR(file.ReadAt(0, std::span<std::byte>(sector.data(), kSector)));
+  return DecodeHeaderSector(std::span<const std::byte, kSector>(sector.data(), kSector),
+                            expected_kind, max_version, path, header, fields);
 }
 
 void SealSector(std::span<std::byte, kSector> sector, FileKind kind, std::uint64_t sector_index) {

@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 
+#include "strata/io.h"
 #include "strata/result.h"
 #include "strata/status.h"
 
@@ -63,6 +64,13 @@ Status EncodeHeaderSector(const FileHeader& header, std::span<const std::byte> f
 Status DecodeHeaderSector(std::span<const std::byte, kSector> sector, FileKind expected_kind,
                           std::uint32_t max_version, const std::string& path,
                           FileHeader* header, std::string* fields);
+
+// Reads the header sector of an open sector file and checks it as
+// DecodeHeaderSector does; `size` gets the file's size in bytes. Corruption
+// for a file shorter than one sector.
+Status ReadHeaderSector(const DirectFile& file, FileKind expected_kind, std::uint32_t max_version,
+                        const std::string& path, FileHeader* header, std::string* fields,
+                        std::uint64_t* size);
 
 // Seals payload sector `sector_index` (>= 1): writes the trailer checksum.
 void SealSector(std::span<std::byte, kSector> sector, FileKind kind, std::uint64_t sector_index);

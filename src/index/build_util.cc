@@ -7,8 +7,23 @@
 #include <cstring>
 
 #include "kernels/distance.h"
+#include "strata/dataset.h"
 
 namespace strata {
+
+Result<BuildRows> LoadBuildRows(const std::string& base_path, const std::string& what) {
+  STRATA_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(base_path));
+  BuildRows out;
+  out.type = reader->element_type();
+  out.dim = reader->dim();
+  out.n = reader->rows();
+  if (out.n == 0) return Status::InvalidArgument(base_path + ": no vectors");
+  if (out.n >= 0xFFFFFFFFull) {
+    return Status::NotSupported(what + ": more than 2^32 - 2 vectors in one shard");
+  }
+  STRATA_ASSIGN_OR_RETURN(out.matrix, reader->ReadAllAsFloat());
+  return out;
+}
 
 Status MakeIndexDirectory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {

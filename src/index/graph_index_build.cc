@@ -137,15 +137,11 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   // ---- load (as float32; cosine rows normalised) ----
   Timer phase;
   report_progress("load", 0.0);
-  STRATA_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(base_path));
-  const ElementType type = reader->element_type();
-  const std::uint32_t dim = reader->dim();
-  const std::uint64_t n = reader->rows();
-  if (n >= 0xFFFFFFFFull) {
-    return Status::NotSupported("graph index: more than 2^32 - 2 vectors in one shard");
-  }
-  STRATA_ASSIGN_OR_RETURN(VectorMatrix rows, reader->ReadAllAsFloat());
-  std::span<float> values = rows.values<float>();
+  STRATA_ASSIGN_OR_RETURN(BuildRows loaded, LoadBuildRows(base_path, "graph index"));
+  const ElementType type = loaded.type;
+  const std::uint32_t dim = loaded.dim;
+  const std::uint64_t n = loaded.n;
+  std::span<float> values = loaded.matrix.values<float>();
   // Graph and PQ work on unit vectors under cosine (so that cosine = IP);
   // integer records keep their original values (search uses the exact cosine).
   std::vector<float> normalised;

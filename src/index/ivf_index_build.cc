@@ -1,8 +1,8 @@
 // BuildIvfIndex: base file -> clusters (two-level k-means, fast assignment,
-// members ordered by distance to their centroid) -> Split-RaBitQ codes (RAM
-// prefix blocks + SSD records) and the IRQ coarse quantizer -> records file,
-// RAM blob, manifest (written last, so a directory only looks like an index
-// once every file of it is complete and durable).
+// members in page groups of nearby vectors or by distance to their centroid)
+// -> Split-RaBitQ codes (RAM prefix blocks + SSD records) and the IRQ coarse
+// quantizer -> records file, RAM blob, manifest (written last, so a directory
+// only looks like an index once every file of it is complete and durable).
 
 #include <algorithm>
 #include <cstdio>
@@ -46,6 +46,10 @@ Status IvfBuildOptions::Validate() const {
   STRATA_RETURN_IF_ERROR(ivf::ParseRerankKind(rerank, &r));
   ivf::CoarseKind c;
   STRATA_RETURN_IF_ERROR(ivf::ParseCoarseKind(coarse, &c));
+  if (page_order != "locality" && page_order != "centroid") {
+    return Status::InvalidArgument("page order must be locality or centroid, not '" +
+                                   page_order + "'");
+  }
   if (kmeans_iterations > 1000) return Status::InvalidArgument("kmeans iterations must be <= 1000");
   return Status::OK();
 }
@@ -67,19 +71,16 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   // ---- load (as float32; cosine rows normalised) ----
   Timer phase;
   report_progress("load", 0.0);
-  STRATA_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(base_path));
-  const ElementType type = reader->element_type();
-  const std::uint32_t dim = reader->dim();
-  const std::uint64_t n = reader->rows();
-  if (n == 0) return Status::InvalidArgument(base_path + ": no vectors");
-  if (n >= 0xFFFFFFFFull) return Status::NotSupported("ivf index: more than 2^32 - 2 vectors");
+  STRATA_ASSIGN_OR_RETURN(BuildRows loaded, LoadBuildRows(base_path, "ivf index"));
+  const ElementType type = loaded.type;
+  const std::uint32_t dim = loaded.dim;
+  const std::uint64_t n = loaded.n;
   const std::size_t padded = quant::rabitq::PaddedDim(dim);
   if (options.prefix_bits > padded) {
     return Status::InvalidArgument("prefix bits (D_m) " + std::to_string(options.prefix_bits) +
                                    " exceed the padded dimension " + std::to_string(padded));
   }
-  STRATA_ASSIGN_OR_RETURN(VectorMatrix rows, reader->ReadAllAsFloat());
-  std::span<float> values = rows.values<float>();
+  std::span<float> values = loaded.matrix.values<float>();
   if (options.metric == Metric::kCosine) {
     STRATA_RETURN_IF_ERROR(NormalizeRowsForCosine(values.data(), n, dim, base_path));
   }
@@ -89,20 +90,6 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   // ---- clusters ----
   phase.Reset();
   report_progress("cluster", 0.0);
-  ivf::IvfClusteringOptions copt;
-  copt.clusters = options.clusters;
-  copt.iterations = static_cast<int>(options.kmeans_iterations);
-  copt.seed = options.seed;
-  copt.threads = options.threads;
-  STRATA_ASSIGN_OR_RETURN(ivf::IvfClustering clustering,
-                          ivf::ClusterVectors(values.data(), n, dim, copt));
-  const std::size_t C = clustering.num_clusters;
-  report.seconds_cluster = phase.ElapsedSeconds();
-  report_progress("cluster", 1.0);
-
-  // ---- encode ----
-  phase.Reset();
-  report_progress("encode", 0.0);
   quant::rabitq::RabitqOptions qopt;
   qopt.dim = dim;
   qopt.metric = options.metric;
@@ -112,6 +99,24 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   qopt.seed = options.seed ^ 0x5261426974510001ull;
   STRATA_ASSIGN_OR_RETURN(quant::rabitq::RabitqQuantizer quantizer,
                           quant::rabitq::RabitqQuantizer::Create(qopt));
+  const std::size_t record_bytes = ivf::RecordBytes(quantizer, rerank);
+  STRATA_ASSIGN_OR_RETURN(ivf::PagePacking packing,
+                          ivf::PagePacking::Make(record_bytes, format::kSectorPayload));
+  ivf::IvfClusteringOptions copt;
+  copt.clusters = options.clusters;
+  copt.iterations = static_cast<int>(options.kmeans_iterations);
+  copt.seed = options.seed;
+  copt.threads = options.threads;
+  if (options.page_order == "locality") copt.page_group = packing.records_per_unit();
+  STRATA_ASSIGN_OR_RETURN(ivf::IvfClustering clustering,
+                          ivf::ClusterVectors(values.data(), n, dim, copt));
+  const std::size_t C = clustering.num_clusters;
+  report.seconds_cluster = phase.ElapsedSeconds();
+  report_progress("cluster", 1.0);
+
+  // ---- encode ----
+  phase.Reset();
+  report_progress("encode", 0.0);
   STRATA_ASSIGN_OR_RETURN(
       ivf::EncodedClusters encoded,
       ivf::EncodeClusters(quantizer, values.data(), clustering, rerank, options.threads));
@@ -130,9 +135,6 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   // Drop a previous manifest first: until the new one is written the
   // directory must not claim to be a (mixed old/new) index.
   std::remove((index_dir + "/" + format::kManifestName).c_str());
-  const std::size_t record_bytes = ivf::RecordBytes(quantizer, rerank);
-  STRATA_ASSIGN_OR_RETURN(ivf::PagePacking packing,
-                          ivf::PagePacking::Make(record_bytes, format::kSectorPayload));
   std::vector<std::uint64_t> sizes(C);
   for (std::size_t c = 0; c < C; ++c) sizes[c] = clustering.size(c);
   STRATA_ASSIGN_OR_RETURN(
@@ -181,6 +183,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
                   {"bits", qopt.total_bits},
                   {"rerank", ivf::RerankKindName(rerank)},
                   {"coarse", ivf::CoarseKindName(coarse_kind)},
+                  {"page_order", options.page_order},
                   {"seed", options.seed},
                   {"record_bytes", record_bytes},
                   {"records_per_page", packing.records_per_unit()},

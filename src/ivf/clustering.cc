@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/parallel.h"
+#include "ivf/page_groups.h"
 #include "quant/pq/hierarchical_kmeans.h"
 
 namespace strata::ivf {
@@ -76,9 +77,19 @@ Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size
       [&](std::size_t c, unsigned) {
         auto first = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c]);
         auto last = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c + 1]);
-        std::sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
+        const auto nearer = [&](std::uint32_t a, std::uint32_t b) {
           return dist[a] != dist[b] ? dist[a] < dist[b] : a < b;
-        });
+        };
+        std::sort(first, last, nearer);
+        const std::size_t g = options.page_group;
+        if (g <= 1) return;
+        OrderInPageGroups(data, d,
+                          std::span<std::uint32_t>(out.order.data() + out.offsets[c],
+                                                   static_cast<std::size_t>(last - first)),
+                          g);
+        for (auto it = first; it < last; it += std::min<std::ptrdiff_t>(g, last - it)) {
+          std::sort(it, it + std::min<std::ptrdiff_t>(g, last - it), nearer);
+        }
       },
       4);
   out.center_distance.resize(n);

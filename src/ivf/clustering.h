@@ -3,8 +3,9 @@
 // (quant/pq/hierarchical_kmeans.h), every vector assigned to its nearest
 // centroid by searching only the fine centroids of its few nearest coarse
 // groups (not an exhaustive scan), and each cluster's members ordered by
-// ascending distance to their centroid (ties by id), so that likely
-// candidates share pages and a vector's page follows from its position.
+// ascending distance to their centroid (ties by id), optionally inside
+// page-sized groups of nearby vectors, so that likely candidates share pages;
+// a vector's page follows from its position.
 //
 // Pure compute over caller-owned rows; no I/O.
 #ifndef STRATA_IVF_CLUSTERING_H_
@@ -31,6 +32,11 @@ struct IvfClusteringOptions {
   std::size_t assign_probe = 8;
   // Vectors assigned per batch (bounds temporary memory).
   std::size_t assign_batch = 65536;
+  // Records per page of the records file. 0 or 1: members ordered by
+  // distance to the centroid only (seed 003). g > 1: members split into
+  // groups of g nearby vectors (ivf/page_groups.h), one group per page, each
+  // group ordered by distance to the centroid.
+  std::size_t page_group = 0;
   std::uint64_t seed = 1234;
   unsigned threads = 0;  // 0 = all cores
 
@@ -48,8 +54,8 @@ struct IvfClustering {
   // offsets[c + 1]).
   std::vector<std::uint64_t> offsets;
   // Row ids of the input in storage order (size n): grouped by cluster,
-  // within a cluster by ascending squared L2 distance to the centroid, ties
-  // by row id.
+  // within a cluster (or a page group of it) by ascending squared L2
+  // distance to the centroid, ties by row id.
   std::vector<std::uint32_t> order;
   // Squared L2 distance of order[i] to its centroid (size n).
   std::vector<float> center_distance;

@@ -40,6 +40,38 @@ TEST(ClusterVectors, OrderIsAPermutationGroupedAndSortedByCentreDistance) {
   }
 }
 
+TEST(ClusterVectors, PageGroupsAreSortedRunsOfTheSameMembers) {
+  const std::size_t n = 6000, d = 16, g = 25;
+  auto rows = testing::ClusteredRows(n, d, 30, 1);
+  IvfClusteringOptions opt;
+  opt.clusters = 12;
+  opt.threads = 2;
+  auto plain = ClusterVectors(rows.data(), n, d, opt);
+  opt.page_group = g;
+  auto grouped = ClusterVectors(rows.data(), n, d, opt);
+  ASSERT_TRUE(plain.ok() && grouped.ok());
+  ASSERT_EQ(plain->offsets, grouped->offsets);
+  for (std::size_t c = 0; c < grouped->num_clusters; ++c) {
+    const auto b = static_cast<std::ptrdiff_t>(grouped->offsets[c]);
+    const auto e = static_cast<std::ptrdiff_t>(grouped->offsets[c + 1]);
+    // The same members (only their order changes) ...
+    std::vector<std::uint32_t> x(plain->order.begin() + b, plain->order.begin() + e);
+    std::vector<std::uint32_t> y(grouped->order.begin() + b, grouped->order.begin() + e);
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    ASSERT_EQ(x, y);
+    // ... each page-sized run by distance to the centroid, distances aligned.
+    for (std::ptrdiff_t i = b; i < e; ++i) {
+      const float* row = rows.data() + static_cast<std::size_t>(grouped->order[i]) * d;
+      const float own = testing::L2(row, grouped->centroids.data() + c * d, d);
+      EXPECT_NEAR(grouped->center_distance[i], own, 1e-3f * (1 + own));
+      if ((i - b) % static_cast<std::ptrdiff_t>(g) != 0) {
+        ASSERT_GE(grouped->center_distance[i], grouped->center_distance[i - 1]);
+      }
+    }
+  }
+}
+
 TEST(ClusterVectors, DefaultCountAndBadInput) {
   EXPECT_EQ(DefaultClusterCount(1000000, 0), 977u);
   EXPECT_EQ(DefaultClusterCount(100, 0), 1u);

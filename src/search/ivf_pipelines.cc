@@ -52,6 +52,7 @@ Status IvfSearchContext::SubmitGroup(const PageGroup& group) {
   r.buffer = buffers_.buffer(slot);
   r.tag = slot;
   groups_[slot] = group;
+  inflight_candidates_ += group.count;
   submit_batch_.push_back(&r);
   return Status::OK();
 }
@@ -70,6 +71,7 @@ Status IvfSearchContext::Harvest(bool block) {
     IoRequest* r = out[i];
     const auto slot = static_cast<std::uint32_t>(r->tag);
     free_slots_.push_back(slot);
+    inflight_candidates_ -= groups_[slot].count;
     if (!first.ok()) continue;
     if (!r->status.ok()) {
       // A short or failed read is fatal for the query (never re-rank garbage).
@@ -81,9 +83,12 @@ Status IvfSearchContext::Harvest(bool block) {
   return first;
 }
 
-Status IvfSearchContext::IssuePending(float threshold) {
+Status IvfSearchContext::IssuePending(float threshold, bool fill_first) {
   submit_batch_.clear();
   while (!pending_.empty() && !free_slots_.empty()) {
+    // No dist_k yet: what is in flight may already make up k results, and
+    // the pages after it are then pruned against a real dist_k.
+    if (fill_first && knn_.size() < k_ && knn_.size() + inflight_candidates_ >= k_) break;
     if (!(pending_.front().lower < threshold)) {
       // The smallest bound fails: every pending page fails (bounds only grow
       // along the set; thresholds only shrink), so drop them all.
@@ -139,7 +144,7 @@ Status IvfSearchContext::AfterBlock(const SearchParams& params) {
   if (params.pipeline == IvfPipeline::kOverlapped) return Harvest(/*block=*/false);
   if (!IsScheduled(params.pipeline)) return Status::OK();
   STRATA_RETURN_IF_ERROR(Harvest(/*block=*/false));
-  return IssuePending(KthDistance());
+  return IssuePending(KthDistance(), params.fill_first);
 }
 
 Status IvfSearchContext::Drain(const SearchParams& params) {
@@ -155,8 +160,10 @@ Status IvfSearchContext::Drain(const SearchParams& params) {
       const bool quantile = params.pipeline == IvfPipeline::kFull && params.drain_alpha < 1.0f;
       for (;;) {
         const float threshold = quantile ? QuantileDistance(params.drain_alpha) : KthDistance();
-        STRATA_RETURN_IF_ERROR(IssuePending(threshold));
-        if (queue_->in_flight() == 0) break;  // and nothing pending: IssuePending emptied it
+        STRATA_RETURN_IF_ERROR(IssuePending(threshold, params.fill_first));
+        // Nothing in flight means nothing pending either: fill_first stops
+        // only while candidates are in flight, else IssuePending emptied it.
+        if (queue_->in_flight() == 0) break;
         STRATA_RETURN_IF_ERROR(Harvest(/*block=*/true));
       }
       return Status::OK();

@@ -178,6 +178,7 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   knn_.clear();
   cands_.clear();
   pending_.clear();
+  inflight_candidates_ = 0;
   open_valid_ = false;
   free_slots_.clear();
   for (std::uint32_t i = inflight_limit_; i-- > 0;) free_slots_.push_back(i);

@@ -19,7 +19,9 @@
 //               pages issued in ascending bound, at most Q (inflight) in
 //               flight, re-checked against dist_k at issue time; issuing
 //               stops at the first failing page and the rest are dropped
-//               (bounds only grow along the set and dist_k only shrinks)
+//               (bounds only grow along the set and dist_k only shrinks);
+//               with SearchParams::fill_first, before k results exist only
+//               the pages needed to reach k are in flight
 //   full        scheduled, plus in the drain (after the scan) pages are
 //               issued against the alpha-quantile threshold: the distance of
 //               rank max(1, round(alpha k)) in the k-NN buffer (alpha =
@@ -107,8 +109,9 @@ class IvfSearchContext {
   // Harvests completions: Poll when !block, else Wait for at least one.
   Status Harvest(bool block);
   // Issues pending pages in ascending bound against `threshold`, up to the
-  // queue's capacity (scheduled, full).
-  Status IssuePending(float threshold);
+  // queue's capacity (scheduled, full); with `fill_first`, while fewer than k
+  // results exist, only until the candidates in flight could make up k.
+  Status IssuePending(float threshold, bool fill_first);
   // Re-ranks the candidates of `group` from a read unit; counts a wasted
   // read when none passes the re-screen.
   Status RerankGroup(const PageGroup& group, const std::byte* unit_data);
@@ -125,6 +128,7 @@ class IvfSearchContext {
   std::uint32_t max_inflight_ = 0;
   std::uint32_t inflight_limit_ = 0;  // this query's Q
   std::uint32_t k_ = 0;
+  std::uint32_t inflight_candidates_ = 0;  // candidates of the pages in flight
   QueryStats stats_;
 
   std::vector<float> query_;  // normalised under cosine

@@ -192,6 +192,48 @@ TEST(IvfSearchContext, PruningDropsATrueNeighbourOnlyWhenItsLowerBoundFails) {
   EXPECT_LE(missed, violated);
 }
 
+TEST(IvfSearchContext, FillFirstKeepsRecallAndAddsNoReads) {
+  Fixture f;
+  f.Build(ivf::RerankKind::kRaw, 0);
+  auto ctx = IvfSearchContext::Create(f.data, {}, 16);
+  ASSERT_TRUE(ctx.ok());
+  const std::size_t k = 10;
+  for (IvfPipeline p : {IvfPipeline::kScheduled, IvfPipeline::kFull}) {
+    std::size_t hits[2] = {0, 0};
+    std::uint64_t pages[2] = {0, 0};
+    for (int fill = 0; fill < 2; ++fill) {
+      SearchParams params;
+      params.k = k;
+      params.nprobe = 4;
+      params.pipeline = p;
+      params.fill_first = fill == 1;
+      for (std::size_t qi = 0; qi < 50; ++qi) {
+        std::vector<float> q(f.d);
+        for (std::size_t j = 0; j < f.d; ++j) q[j] = f.rows[(qi * 151) * f.d + j] + 0.3f;
+        std::vector<VectorId> ids(k);
+        std::vector<float> dist(k);
+        QueryStats st;
+        ASSERT_TRUE((*ctx)->Search(q, params, ids, dist, &st).ok());
+        for (std::uint32_t w : f.Exact(q.data(), k)) {
+          hits[fill] += std::count(ids.begin(), ids.end(), w);
+        }
+        pages[fill] += st.pages_read;
+      }
+    }
+    // How many pages fill first saves depends on how far the scan runs ahead
+    // of the reads (synth1m, Release: 31.8 -> 21.8 per query; under ASan the
+    // scan is slow and the saving vanishes), so only what holds at any speed
+    // is asserted: it never adds reads beyond timing noise, and recall moves
+    // only where a bound fails (0.5 points).
+    EXPECT_GT(pages[1], 0u);
+    EXPECT_LE(static_cast<double>(pages[1]), 1.1 * static_cast<double>(pages[0]))
+        << IvfPipelineName(p);
+    EXPECT_NEAR(static_cast<double>(hits[1]) / (50 * k), static_cast<double>(hits[0]) / (50 * k),
+                0.005)
+        << IvfPipelineName(p);
+  }
+}
+
 TEST(IvfSearchContext, BadQueriesAndParamsAreRejected) {
   Fixture f;
   f.n = 1000;

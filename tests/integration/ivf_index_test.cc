@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -237,6 +239,26 @@ TEST(IvfIndex, RawRerankingAndSplitCodesAndFlatCoarse) {
   EXPECT_GE(Search(**si, d, IvfPipeline::kFull, 12).recall, 0.88);
 }
 
+TEST(IvfIndex, BothRecordOrdersSearchWellAndAreRecorded) {
+  testutil::ScratchDir dir;
+  Dataset d = MakeData(dir, Metric::kL2);
+  for (const char* order : {"centroid", "locality"}) {
+    IvfBuildOptions o = SmallBuild(Metric::kL2);
+    o.page_order = order;
+    ASSERT_TRUE(BuildIvfIndex(d.base, dir.File(order), o).ok()) << order;
+    std::ifstream manifest(dir.File(std::string(order) + "/manifest.json"));
+    const std::string text((std::istreambuf_iterator<char>(manifest)),
+                           std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(std::string("\"page_order\": \"") + order + "\""), std::string::npos)
+        << text;
+    auto index = IvfIndex::Open(dir.File(order));
+    ASSERT_TRUE(index.ok());
+    const SearchRun r = Search(**index, d, IvfPipeline::kFull, 12);
+    EXPECT_GE(r.recall, 0.88) << order;
+    ExpectValidDistinct(r.results, kN);
+  }
+}
+
 TEST(IvfIndex, DamagedPagesAreDetected) {
   testutil::ScratchDir dir;
   Dataset d = MakeData(dir, Metric::kL2);
@@ -291,6 +313,9 @@ TEST(IvfIndex, BadBuildOptionsAreRejected) {
   EXPECT_EQ(o.Validate().code(), StatusCode::kInvalidArgument);
   o = {};
   o.coarse = "hnsw";
+  EXPECT_EQ(o.Validate().code(), StatusCode::kInvalidArgument);
+  o = {};
+  o.page_order = "random";
   EXPECT_EQ(o.Validate().code(), StatusCode::kInvalidArgument);
   testutil::ScratchDir dir;
   EXPECT_FALSE(BuildIvfIndex(dir.File("missing.fbin"), dir.File("idx"), IvfBuildOptions{}).ok());

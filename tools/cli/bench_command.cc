@@ -24,6 +24,7 @@ struct BenchArgs {
   std::vector<std::string> pipelines = {"full"};
   std::uint32_t inflight = 0;
   float drain_alpha = 0.4f;
+  bool fill_first = true;
   std::vector<unsigned> threads = {1, 2};
   double target_recall = 0;
   GraphSearchFlags graph;
@@ -50,6 +51,7 @@ Result<std::vector<ReportRow>> Settings(const BenchArgs& a, bool ivf) {
           row.params.pipeline = p;
           row.params.inflight = a.inflight;
           row.params.drain_alpha = a.drain_alpha;
+          row.params.fill_first = a.fill_first;
           row.threads = t;
           rows.push_back(row);
         }
@@ -185,6 +187,9 @@ void AddBenchCommand(CLI::App& root, CommandAction* action) {
   cmd->add_option("--inflight", a->inflight, "IVF: most reads in flight per query (0 = 16)")
       ->capture_default_str();
   cmd->add_option("--drain-alpha", a->drain_alpha, "IVF: drain quantile of the full pipeline")
+      ->capture_default_str();
+  cmd->add_option("--fill-first", a->fill_first,
+                  "IVF, scheduled/full: before k results exist, read only the pages needed for k")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "Thread counts, comma-separated")->delimiter(',')
       ->capture_default_str();

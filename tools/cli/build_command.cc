@@ -174,6 +174,10 @@ void AddBuildCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--coarse", a->ivf.coarse, "IVF: coarse quantizer, irq or flat")
       ->capture_default_str();
+  cmd->add_option("--page-order", a->ivf.page_order,
+                  "IVF: records of a cluster in page groups of nearby vectors (locality) or by "
+                  "distance to the centroid (centroid)")
+      ->capture_default_str();
   cmd->add_option("--reuse-graph", a->graph.reuse_graph,
                   "Take the graph of this existing index (same data) instead of building it");
   cmd->add_option("--threads", a->graph.threads, "Threads (0 = all cores)")->capture_default_str();

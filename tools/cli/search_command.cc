@@ -69,6 +69,9 @@ void AddSearchCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--drain-alpha", a->params.drain_alpha, "IVF: drain quantile (full pipeline)")
       ->capture_default_str();
+  cmd->add_option("--fill-first", a->params.fill_first,
+                  "IVF, scheduled/full: before k results exist, read only the pages needed for k")
+      ->capture_default_str();
   AddGraphSearchFlags(cmd, &a->graph);
   AddOpenFlags(cmd, &a->open);
   cmd->add_option("--threads", a->threads, "Search threads")->capture_default_str();

@@ -103,6 +103,7 @@ nlohmann::json RowToJson(const ReportRow& row, const Index& index) {
     j["pipeline"] = IvfPipelineName(row.params.pipeline);
     j["inflight"] = row.params.inflight;
     j["drain_alpha"] = row.params.drain_alpha;
+    j["fill_first"] = row.params.fill_first;
     j["mean_clusters_probed"] = s.mean_clusters_probed;
     j["mean_survivors"] = s.mean_survivors;
     j["mean_pages_dropped"] = s.mean_pages_dropped;
