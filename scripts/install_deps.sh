@@ -6,6 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   liburing-dev libaio-dev libopenblas-dev libeigen3-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  librocksdb-dev
   fio
 )
 missing=()

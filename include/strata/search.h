@@ -26,6 +26,17 @@ const char* IvfPipelineName(IvfPipeline p);
 // InvalidArgument for an unknown name.
 Status ParseIvfPipeline(const std::string& name, IvfPipeline* out);
 
+// Decides which index ids (the index's own row ids, as a Searcher returns
+// them) a search may return. The walk still traverses rejected ids (a
+// graph's deleted node keeps routing queries; an IVF search skips reading
+// its record). Called from the searching thread; must be thread-safe if one
+// filter is shared by several searches.
+class IdFilter {
+ public:
+  virtual ~IdFilter() = default;
+  virtual bool Accept(std::uint64_t id) const = 0;
+};
+
 // Knobs of one query. Graph indexes use list_size and beam_width; IVF indexes
 // use nprobe, pipeline, inflight and drain_alpha. Fields an index type does
 // not use are ignored by it.
@@ -73,6 +84,9 @@ struct SearchParams {
   // follow are pruned against a real dist_k (synth1m, nprobe 2: 31.8 -> 21.8
   // pages per query, QPS up; bench/results/ivf_synth1m.md).
   bool fill_first = true;
+
+  // Ids a search may return (null = all); not owned, must outlive the call.
+  const IdFilter* filter = nullptr;
 
   // InvalidArgument naming the bad field.
   Status Validate() const;

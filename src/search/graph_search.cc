@@ -94,6 +94,7 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   expanded_.Clear();
   pages_.Clear();
   results_.clear();
+  filter_ = params.filter;
   pending_.clear();
   free_buffers_.clear();
   for (std::uint32_t b = max_beam_width_; b > 0; --b) free_buffers_.push_back(b - 1);
@@ -170,7 +171,9 @@ void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView
   if (record.external_id == kInvalidVectorId || !expanded_.Insert(slot)) return;
   if (trace_ != nullptr) trace_->push_back(slot);
   const float distance = record_distance_(query_.data(), record.vector);
-  results_.emplace_back(distance, record.external_id);
+  if (filter_ == nullptr || filter_->Accept(record.external_id)) {
+    results_.emplace_back(distance, record.external_id);
+  }
   ++stats->full_distances;
   // A page mate the walk did not ask for is worth following only if it is
   // nearer than what the list already holds (exact and PQ distances estimate

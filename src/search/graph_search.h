@@ -107,6 +107,7 @@ class GraphSearchContext {
   std::vector<std::uint32_t>* trace_ = nullptr;
 
   std::vector<std::pair<float, VectorId>> results_;  // exact distance, external id
+  const IdFilter* filter_ = nullptr;                 // this query's, or null
   std::vector<std::byte> record_scratch_;
   std::vector<std::uint32_t> fresh_;
   std::vector<std::uint32_t> fresh_slots_in_record_;  // their positions in the record

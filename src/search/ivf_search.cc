@@ -97,6 +97,7 @@ Status IvfSearchContext::Scan(const SearchParams& params) {
   const std::uint32_t rpu = index_.records.packing().records_per_unit();
   const bool naive = params.pipeline == IvfPipeline::kNaive;
   const bool excode = index_.rerank == ivf::RerankKind::kExCode;
+  const IdFilter* filter = params.filter;
   BatchEstimates est;
   factors_.resize(hits_.size());
   for (std::uint32_t probe = 0; probe < hits_.size(); ++probe) {
@@ -116,8 +117,9 @@ Status IvfSearchContext::Scan(const SearchParams& params) {
       for (std::size_t s = 0; s < m; ++s) {
         // Threshold read per slot: naive re-ranks inline, so dist_k moves.
         if (!(est.lower[s] < KthDistance())) continue;
-        ++stats_.survivors;
         const std::uint64_t pos = b * kBatchSize + s;
+        if (filter != nullptr && !filter->Accept(index_.ids[begin + pos])) continue;
+        ++stats_.survivors;
         const std::uint64_t unit = first_unit + pos / rpu;
         Candidate cand;
         cand.probe = probe;

@@ -1,0 +1,252 @@
+// The Collection: an embedded, crash-safe vector store that takes upserts
+// and deletes under 64-bit user ids while it serves searches. It follows the
+// DISKANN design of DefraDB (seed 002): an exact flat scan while the
+// collection is small; the write that crosses `flat_threshold` live vectors
+// builds the first SSD index; after that writes go to a durable pending list
+// searched beside the SSD index and merged into a new index version in the
+// background (FreshDiskANN, Singh et al., "FreshDiskANN: A Fast and Accurate
+// Graph-Based ANN Index for Streaming Similarity Search").
+//
+// A collection lives in a directory:
+//   LOCK            advisory lock: one process opens a directory at a time
+//   db/             RocksDB: options, vectors and payloads by id, the pending
+//                   list, tombstones and the pointer to the current version
+//   index/vNNNNNN/  immutable SSD index versions (graph or IVF, strata/index.h)
+//                   with `slots.bin`, the slot -> user id map; a version
+//                   becomes current in one RocksDB write batch, an old one is
+//                   deleted once no search holds it, and whatever a crash
+//                   left half-written is removed at open
+// Layout details: docs/collection.md.
+//
+// Durability: a write that returned OK is in RocksDB's write-ahead log. With
+// Durability::kSync the log is fsynced before the call returns (survives
+// power loss); with kAsync the log is written to the OS before the call
+// returns (survives kill -9) and fsynced every `sync_interval_ms`.
+//
+// Concurrency contract:
+//   - Any number of threads may call any method at once (except Close and the
+//     destructor, which must not race with other calls).
+//   - Writes (Upsert, Delete) are serialised in one order; each is atomic (a
+//     batch is applied whole or not at all, also across a crash).
+//   - A write is visible to every Search and Get that starts after it
+//     returned. A Search sees one consistent snapshot: every write up to some
+//     point in that order and none after it, even while a merge switches the
+//     index version underneath it.
+//   - Merges run on a background thread (at most `merge_threads` cores, at a
+//     lower scheduling priority) and never block searches; writes wait only
+//     for the short switch at the end of a merge, and for the first index
+//     build (the write that crosses the threshold builds it before it
+//     returns).
+#ifndef STRATA_COLLECTION_H_
+#define STRATA_COLLECTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/graph_index.h"
+#include "strata/index.h"
+#include "strata/ivf_index.h"
+#include "strata/result.h"
+#include "strata/search.h"
+#include "strata/status.h"
+#include "strata/types.h"
+
+namespace strata {
+
+enum class Durability : std::uint8_t {
+  kSync,   // fsync the log before a write returns (power-loss safe)
+  kAsync,  // log written before a write returns (kill -9 safe), fsynced periodically
+};
+// "sync" / "async".
+Result<Durability> ParseDurability(std::string_view name);
+std::string_view DurabilityName(Durability d);
+
+enum class UpdateMode : std::uint8_t {
+  kBuffered,  // pending list + background merges into new versions (this design)
+  kInPlace,   // NAVIS in-place updates: not available yet (NotSupported)
+};
+// "buffered" / "in_place".
+Result<UpdateMode> ParseUpdateMode(std::string_view name);
+std::string_view UpdateModeName(UpdateMode m);
+
+// How to create or open a collection. The fields marked "creation" are
+// stored when the collection is created; on reopen an unset field takes the
+// stored value and a set one that differs is InvalidArgument. The others
+// apply to this open only.
+struct CollectionOptions {
+  // creation: vector dimension (0 = unset; required to create).
+  std::uint32_t dim = 0;
+  // creation: distance (default l2 when creating).
+  std::optional<Metric> metric;
+  // creation: element type the vectors are stored in, in RocksDB and in the
+  // SSD index (default float32). Vectors are given and returned as float32;
+  // float16 rounds to nearest even, uint8/int8 must hold integers in range.
+  // bfloat16 is not available yet (no index file format stores it).
+  std::optional<ElementType> element_type;
+  // creation: "graph" or "ivf" (default graph).
+  std::optional<std::string> index_type;
+  // creation: build parameters of the SSD index, under the CLI's names
+  // (metric and threads are set by the collection). The graph defaults are
+  // the "default" profile (OPQ codes, page shuffle, MemGraph).
+  GraphBuildOptions graph = DefaultGraphBuildOptions();
+  IvfBuildOptions ivf;
+
+  bool create_if_missing = true;
+  bool error_if_exists = false;
+
+  Durability durability = Durability::kAsync;
+  std::uint32_t sync_interval_ms = 100;  // kAsync: fsync period of the log
+  UpdateMode update_mode = UpdateMode::kBuffered;
+
+  // Below this many live vectors no SSD index exists and a search is an exact
+  // scan; the write that reaches it builds the first index (seed 002: 1,024).
+  std::uint64_t flat_threshold = 1024;
+  // The first build trains the quantizer on a random sample of at most this
+  // many bytes of vectors (seed 002: 128 MiB).
+  std::uint64_t train_sample_bytes = 128ull << 20;
+  // Merge policy: a background merge starts when the pending list holds this
+  // many vectors or this many bytes (0 = no byte limit).
+  std::uint64_t merge_pending_count = 16384;
+  std::uint64_t merge_pending_bytes = 0;
+  // Run merges on a background thread; when false, merges happen only when
+  // Merge() is called (the threshold's first build still happens).
+  bool background_merge = true;
+  unsigned merge_threads = 1;
+  // Memory budget for what the collection holds in RAM besides the index's
+  // codes and MemGraph: the pending vectors and the node cache (0 = none).
+  // Writes wait for a merge when the pending vectors would exceed it.
+  std::uint64_t memory_budget_bytes = 0;
+  // How the SSD index is opened (node cache, I/O engine, resident codes:
+  // seed 002's opt-in for all-in-storage indexes).
+  OpenOptions open;
+  // Payloads larger than this are InvalidArgument.
+  std::uint32_t max_payload_bytes = 1u << 20;
+  // Largest batch one Upsert or Delete takes.
+  std::uint64_t max_batch = 1u << 20;
+
+  // The graph build options the collection uses by default.
+  static GraphBuildOptions DefaultGraphBuildOptions();
+  // InvalidArgument naming the bad field.
+  Status Validate() const;
+};
+
+// One search hit: a user id, its exact metric distance (squared L2, -<q,x>,
+// or 1 - cos; ascending) and, when asked for, its payload.
+struct SearchHit {
+  VectorId id = 0;
+  float distance = 0;
+  std::string payload;
+};
+
+// Per-search knobs: the index's parameters (k, L or nprobe, ...) plus what to
+// return.
+struct CollectionSearchParams {
+  SearchParams index;
+  bool with_payload = false;
+};
+
+// A stored record, as Get returns it.
+struct StoredRecord {
+  VectorId id = 0;
+  bool found = false;
+  std::vector<float> vector;  // dim floats (the stored element type, widened)
+  std::string payload;
+};
+
+struct CollectionStats {
+  std::uint32_t dim = 0;
+  Metric metric = Metric::kL2;
+  ElementType element_type = ElementType::kFloat32;
+  std::string index_type;           // "graph" / "ivf"
+  std::uint64_t live = 0;           // vectors a search can return (== Count())
+  std::uint64_t indexed = 0;        // slots in the current SSD index version
+  std::uint64_t pending = 0;        // live vectors only in the pending list
+  std::uint64_t deleted = 0;        // dead slots in the current version (tombstones)
+  std::uint64_t index_version = 0;  // 0 = no SSD index yet (flat phase)
+  std::uint64_t merges = 0;         // merges done since open
+  bool merging = false;             // a merge is running now
+  double last_merge_seconds = 0;
+  double first_build_seconds = 0;   // the threshold write's build, when in this open
+  std::uint64_t ram_bytes = 0;      // index RAM + pending vectors + maps
+  std::uint64_t disk_bytes = 0;     // index files + RocksDB files
+  std::uint64_t last_sequence = 0;  // number of the last applied write
+  std::string index_description;    // Index::Describe() of the current version
+};
+
+class Collection {
+ public:
+  // Opens (or creates) the collection in `dir`. InvalidArgument for bad or
+  // mismatching options; NotFound if absent and !create_if_missing; Busy if
+  // another process holds the directory; Corruption for damaged files
+  // (RocksDB checksums, index checksums, missing version); NotSupported for
+  // update_mode in_place.
+  static Result<std::unique_ptr<Collection>> Open(const std::string& dir,
+                                                  const CollectionOptions& options);
+  // Closes (stops the merge thread, syncs the log) if Close was not called.
+  ~Collection();
+  Collection(const Collection&) = delete;
+  Collection& operator=(const Collection&) = delete;
+
+  // Inserts or replaces `ids.size()` vectors (`vectors`: ids.size() * dim
+  // floats, row-major) with optional payloads (empty span = none; else one
+  // per id, an empty string meaning no payload). Atomic. InvalidArgument for
+  // an empty batch, a size mismatch, NaN/Inf, a zero vector under cosine, a
+  // value out of range for an integer element type, duplicate ids in one
+  // batch, or an oversized payload or batch; nothing is written then.
+  Status Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
+                std::span<const std::string> payloads = {});
+  Status Upsert(VectorId id, std::span<const float> vector, std::string_view payload = {});
+  // Deletes the ids that exist (atomic); returns how many existed.
+  // InvalidArgument for an empty batch or duplicate ids.
+  Result<std::uint64_t> Delete(std::span<const VectorId> ids);
+  // The current vector and payload of each id (found = false if absent).
+  Result<std::vector<StoredRecord>> Get(std::span<const VectorId> ids) const;
+
+  // The params.index.k nearest live vectors to `query` (dim floats), nearest
+  // first (fewer if the collection holds fewer). InvalidArgument for a wrong
+  // dimension, NaN, or bad parameters.
+  Result<std::vector<SearchHit>> Search(std::span<const float> query,
+                                        const CollectionSearchParams& params) const;
+  // Searches each of the queries.size() / dim rows with `threads` threads
+  // (0 = all cores); every query sees the same snapshot.
+  Result<std::vector<std::vector<SearchHit>>> SearchBatch(std::span<const float> queries,
+                                                          const CollectionSearchParams& params,
+                                                          unsigned threads = 0) const;
+
+  std::uint64_t Count() const;
+  CollectionStats Stats() const;
+  std::uint32_t dim() const;
+  Metric metric() const;
+
+  // Fsyncs the write-ahead log (everything acknowledged survives power loss).
+  Status Flush();
+  // Merges the pending list and tombstones into a new index version now and
+  // waits for it (builds the first index even below the threshold when the
+  // collection has vectors). OK with nothing to do.
+  Status Merge();
+  // Waits for a running background merge; OK if none. Returns its error.
+  Status WaitForMerge();
+  // Waits for a running merge, stops the merge thread, syncs the log and
+  // releases the directory. Idempotent.
+  Status Close();
+
+  struct Impl;
+
+ private:
+  explicit Collection(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// What a directory holds: "collection", "index" or NotFound. For `strata info`.
+Result<std::string> DescribeCollectionDirectory(const std::string& dir);
+// True if `dir` holds a collection (db/ and the collection's LOCK file).
+bool IsCollectionDirectory(const std::string& dir);
+
+}  // namespace strata
+
+#endif  // STRATA_COLLECTION_H_

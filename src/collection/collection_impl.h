@@ -1,0 +1,131 @@
+// Collection::Impl: the state shared by the collection's source files
+// (open and recovery, writes, search, merges). Not a public header.
+//
+// Locking: `write_mu_` serialises writes, merge starts and merge switches
+// (sequence numbers are handed out under it); `state_mu_` guards only the
+// (state, visible sequence) pair that a search copies at its start;
+// `merge_mu_` serialises merges. Order: merge_mu_ -> write_mu_ -> state_mu_.
+#ifndef STRATA_COLLECTION_COLLECTION_IMPL_H_
+#define STRATA_COLLECTION_COLLECTION_IMPL_H_
+
+#include <rocksdb/db.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "collection/index_version.h"
+#include "collection/pending_set.h"
+#include "strata/collection.h"
+
+namespace strata {
+
+// What a search holds for its whole duration: one index version (or none in
+// the flat phase) and the pending set that goes with it.
+struct CollectionState {
+  std::shared_ptr<collection::IndexVersion> version;  // null: flat phase
+  std::shared_ptr<collection::PendingSet> pending;
+};
+
+struct CollectionSnapshot {
+  std::shared_ptr<const CollectionState> state;
+  std::uint64_t seq = 0;
+};
+
+// The options fixed at creation, as stored in RocksDB ('m' "options").
+struct StoredCollectionOptions {
+  std::uint32_t dim = 0;
+  Metric metric = Metric::kL2;
+  ElementType element_type = ElementType::kFloat32;
+  std::string index_type = "graph";
+  GraphBuildOptions graph;
+  IvfBuildOptions ivf;
+};
+std::string StoredOptionsToJson(const StoredCollectionOptions& o);
+Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& json);
+
+struct Collection::Impl {
+  ~Impl();
+
+  // ---- fixed at open ----
+  std::string dir;
+  CollectionOptions options;
+  StoredCollectionOptions stored;
+  std::size_t vector_bytes = 0;  // dim * element size (stored form)
+  int lock_fd = -1;
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::WriteOptions write_options;
+
+  // ---- writes (guarded by write_mu_) ----
+  std::mutex write_mu;
+  std::uint64_t last_seq = 0;
+  // Where each pending id's live copy is in the current pending set.
+  std::unordered_map<VectorId, std::uint32_t> pending_pos;
+  // Tombstones in RocksDB: id -> sequence of the write that made it.
+  std::unordered_map<VectorId, std::uint64_t> tombstones;
+  std::uint64_t version_seq = 0;  // last write folded into the current version
+  std::atomic<std::uint64_t> live{0};
+  std::condition_variable merge_done_cv;  // with write_mu: a merge switched or failed
+
+  // ---- published to searches (guarded by state_mu_) ----
+  mutable std::mutex state_mu;
+  std::shared_ptr<const CollectionState> state;
+  std::uint64_t visible_seq = 0;
+
+  // ---- merges ----
+  std::mutex merge_mu;  // one merge at a time
+  std::atomic<bool> merging{false};
+  std::atomic<std::uint64_t> merges_done{0};
+  std::atomic<double> last_merge_seconds{0};
+  std::atomic<double> first_build_seconds{0};
+  Status last_merge_error;  // guarded by write_mu
+
+  // ---- background threads ----
+  std::mutex bg_mu;
+  std::condition_variable bg_cv;
+  bool stopping = false;       // guarded by bg_mu
+  bool merge_wanted = false;   // guarded by bg_mu
+  std::thread merge_thread;
+  std::thread sync_thread;
+  bool closed = false;
+
+  CollectionSnapshot Snapshot() const {
+    std::lock_guard<std::mutex> lock(state_mu);
+    return {state, visible_seq};
+  }
+  // Publishes a new state and/or visible sequence (call with write_mu held).
+  void Publish(std::shared_ptr<const CollectionState> next, std::uint64_t seq) {
+    std::lock_guard<std::mutex> lock(state_mu);
+    if (next) state = std::move(next);
+    visible_seq = seq;
+  }
+  const CollectionState& current() const { return *state; }  // with write_mu held
+
+  // Store <-> float conversions (collection_write.cc).
+  Status CheckAndStore(std::span<const float> vector, std::byte* out) const;
+  void LoadFloat(const std::byte* stored, float* out) const;
+
+  // Merge the pending list and tombstones into a new version
+  // (collection_merge.cc). `threads` build threads (0 = all cores).
+  // With `first_only`, only when no version exists yet (the threshold build).
+  Status RunMerge(unsigned threads, bool first_only = false);
+  void RequestMerge();
+  void MergeLoop();
+  void SyncLoop();
+  bool MergeDue() const;  // with write_mu held
+  std::string IndexRoot() const { return dir + "/index"; }
+  std::string VersionDir(std::uint64_t v) const;
+};
+
+// RocksDB status -> ours.
+Status FromRocks(const rocksdb::Status& s, const std::string& what);
+
+}  // namespace strata
+
+#endif  // STRATA_COLLECTION_COLLECTION_IMPL_H_

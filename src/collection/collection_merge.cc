@@ -1,0 +1,277 @@
+// Merges: the live set at a snapshot is written as a new immutable index
+// version beside the current one while searches and writes go on; the
+// switch (version pointer, merged pending keys, consumed tombstones) is one
+// RocksDB write batch, after which searches move to the new version and the
+// old one is removed when its last search ends.
+//
+// This first form rebuilds the index from the snapshot's live vectors (the
+// graph in the default profile, or IVF). FreshDiskANN's StreamingMerge
+// (Singh et al.: delete, insert and patch phases over the existing graph)
+// and IVF's in-place cluster rewrite are the planned faster paths.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/timer.h"
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using collection::IndexVersion;
+using collection::PendingSet;
+
+namespace {
+
+std::string BaseFileName(ElementType type) {
+  switch (type) {
+    case ElementType::kUint8:
+      return "base.u8bin";
+    case ElementType::kInt8:
+      return "base.i8bin";
+    case ElementType::kFloat16:
+      return "base.npy";
+    default:
+      return "base.fbin";
+  }
+}
+
+Status SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("fsync " + dir, errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  return rc == 0 ? Status::OK() : Status::FromErrno("fsync " + dir, err);
+}
+
+// Writes the live records of `snapshot` into `path` and their ids in order.
+Status WriteSnapshotBase(const Collection::Impl& m, const rocksdb::Snapshot* snapshot,
+                         const std::string& path, std::vector<VectorId>* ids) {
+  DatasetWriteOptions wo;
+  wo.sync = false;  // scratch input of the build, removed after it
+  STRATA_ASSIGN_OR_RETURN(auto writer,
+                          DatasetWriter::Create(path, m.stored.element_type, m.stored.dim, wo));
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(m.db->NewIterator(ro));
+  const std::string prefix(1, collection::kVectorPrefix);
+  std::vector<float> row(m.stored.dim);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    STRATA_ASSIGN_OR_RETURN(VectorId id, collection::ParseIdKey(it->key().ToStringView(), prefix[0]));
+    STRATA_ASSIGN_OR_RETURN(auto rec,
+                            collection::DecodeRecord(it->value().ToStringView(), m.vector_bytes));
+    m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
+    STRATA_RETURN_IF_ERROR(writer->AppendFloat(row));
+    ids->push_back(id);
+  }
+  STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "merge: reading the snapshot"));
+  if (ids->empty()) return Status::OK();
+  return writer->Finish();
+}
+
+}  // namespace
+
+Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
+  std::lock_guard<std::mutex> merge_lock(merge_mu);
+  Timer timer;
+  std::uint64_t snap_seq = 0;
+  std::uint64_t next_version = 0;
+  const rocksdb::Snapshot* db_snapshot = nullptr;
+  const bool first = !current().version;
+  {
+    std::lock_guard<std::mutex> lock(write_mu);
+    const CollectionState& cur = current();
+    const bool dead = cur.version && cur.version->dead_count() > 0;
+    if (pending_pos.empty() && !dead) return Status::OK();
+    if (first_only && cur.version) return Status::OK();
+    snap_seq = last_seq;
+    db_snapshot = db->GetSnapshot();
+    next_version = (cur.version ? cur.version->number() : 0) + 1;
+    merging = true;
+  }
+  // Version numbers only grow: after a version-less state (everything
+  // deleted) the pointer still counts.
+  {
+    std::string text;
+    if (db->Get(rocksdb::ReadOptions(), collection::MetaKey("version"), &text).ok()) {
+      nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      if (!j.is_discarded() && j.contains("version")) {
+        next_version = std::max<std::uint64_t>(next_version, j["version"].get<std::uint64_t>() + 1);
+      }
+    }
+  }
+  const std::string vdir = VersionDir(next_version);
+  const std::string base = IndexRoot() + "/" + BaseFileName(stored.element_type);
+  auto fail = [&](Status st) {
+    std::error_code ec;
+    fs::remove_all(vdir, ec);
+    fs::remove(base, ec);
+    std::lock_guard<std::mutex> lock(write_mu);
+    merging = false;
+    last_merge_error = st;
+    merge_done_cv.notify_all();
+    return st;
+  };
+
+  // ---- build the new version from the snapshot (no lock held) ----
+  std::vector<VectorId> ids;
+  {
+    std::error_code ec;
+    fs::remove_all(vdir, ec);
+    Status st = WriteSnapshotBase(*this, db_snapshot, base, &ids);
+    db->ReleaseSnapshot(db_snapshot);
+    if (!st.ok()) return fail(st);
+  }
+  std::shared_ptr<IndexVersion> next;
+  if (!ids.empty()) {
+    Status st;
+    if (stored.index_type == "ivf") {
+      IvfBuildOptions o = stored.ivf;
+      o.threads = threads;
+      auto r = BuildIvfIndex(base, vdir, o);
+      st = r.status();
+    } else {
+      GraphBuildOptions o = stored.graph;
+      o.threads = threads;
+      // Seed 002: train once on a sample of at most train_sample_bytes.
+      o.pq_train_rows = std::max<std::uint64_t>(
+          1, std::min<std::uint64_t>(ids.size(),
+                                     options.train_sample_bytes / (stored.dim * sizeof(float))));
+      auto r = BuildGraphIndex(base, vdir, o);
+      st = r.status();
+    }
+    std::error_code ec;
+    fs::remove(base, ec);
+    if (!st.ok()) return fail(st);
+    st = collection::WriteSlotsFile(vdir, ids);
+    if (st.ok()) st = SyncDirectory(IndexRoot());
+    if (!st.ok()) return fail(st);
+    auto loaded = IndexVersion::Load(next_version, vdir, options.open);
+    if (!loaded.ok()) return fail(loaded.status());
+    next = std::move(*loaded);
+  } else {
+    std::error_code ec;
+    fs::remove(base, ec);
+  }
+
+  // ---- switch (writes wait here, searches do not) ----
+  std::unique_lock<std::mutex> lock(write_mu);
+  const CollectionState& cur = current();
+  auto state = std::make_shared<CollectionState>();
+  state->version = next;
+  auto pending = PendingSet::Create(stored.dim, stored.metric);
+  if (!pending.ok()) {
+    lock.unlock();
+    return fail(pending.status());
+  }
+  state->pending = std::move(*pending);
+  std::unordered_map<VectorId, std::uint32_t> next_pos;
+  rocksdb::WriteBatch batch;
+  for (const auto& [id, pos] : pending_pos) {
+    if (cur.pending->insert_seq(pos) <= snap_seq) {
+      batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
+    }
+  }
+  // Carry the writes made during the build, in their order.
+  const std::uint32_t n = cur.pending->size();
+  for (std::uint32_t pos = 0; pos < n; ++pos) {
+    if (cur.pending->insert_seq(pos) <= snap_seq) continue;
+    if (cur.pending->dead_seq(pos) != collection::kNeverDead) continue;
+    auto appended = state->pending->Append(cur.pending->id(pos), cur.pending->vector(pos),
+                                           cur.pending->insert_seq(pos));
+    if (!appended.ok()) {
+      lock.unlock();
+      return fail(appended.status());
+    }
+    next_pos[cur.pending->id(pos)] = *appended;
+  }
+  std::vector<VectorId> consumed;
+  for (const auto& [id, ts] : tombstones) {
+    if (ts <= snap_seq) {
+      consumed.push_back(id);
+      batch.Delete(collection::IdKey(collection::kTombstonePrefix, id));
+    } else if (next) {
+      // Written during the build: the new version's copy is stale too.
+      if (auto slot = next->SlotOf(id)) next->MarkDead(*slot, 0);
+    }
+  }
+  nlohmann::json pointer = {{"version", next ? next_version : 0}, {"seq", snap_seq}};
+  if (!next) pointer["version"] = 0;
+  batch.Put(collection::MetaKey("version"), pointer.dump());
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  Status st = FromRocks(db->Write(sync, &batch), "merge: switching versions");
+  if (!st.ok()) {
+    if (next) next->MarkObsolete();
+    merging = false;
+    last_merge_error = st;
+    merge_done_cv.notify_all();
+    return st;
+  }
+  for (VectorId id : consumed) tombstones.erase(id);
+  if (cur.version) cur.version->MarkObsolete();
+  pending_pos = std::move(next_pos);
+  version_seq = snap_seq;
+  Publish(std::move(state), last_seq);
+  merging = false;
+  last_merge_error = Status::OK();
+  merges_done++;
+  last_merge_seconds = timer.ElapsedSeconds();
+  if (first) first_build_seconds = last_merge_seconds.load();
+  merge_done_cv.notify_all();
+  return Status::OK();
+}
+
+void Collection::Impl::MergeLoop() {
+  // Merges yield to searches: a lower priority for this thread (and the
+  // build threads it starts, which inherit it).
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+  std::unique_lock<std::mutex> lock(bg_mu);
+  while (true) {
+    bg_cv.wait(lock, [this] { return stopping || merge_wanted; });
+    if (stopping) break;
+    merge_wanted = false;
+    lock.unlock();
+    Status st = RunMerge(options.merge_threads);
+    bool again = false;
+    {
+      std::lock_guard<std::mutex> wl(write_mu);
+      again = st.ok() && MergeDue();
+    }
+    lock.lock();
+    if (!st.ok()) {
+      // Back off, then retry; the error stays visible to WaitForMerge.
+      bg_cv.wait_for(lock, std::chrono::seconds(1), [this] { return stopping; });
+      again = true;
+    }
+    if (again) merge_wanted = true;
+  }
+}
+
+Status Collection::Merge() { return impl_->RunMerge(0); }
+
+Status Collection::WaitForMerge() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(m.merge_mu);  // a running merge holds it
+  }
+  bool wanted = false;
+  {
+    std::lock_guard<std::mutex> lock(m.bg_mu);
+    wanted = m.merge_wanted;
+  }
+  if (wanted) {
+    // A requested merge not yet started: run it here.
+    STRATA_RETURN_IF_ERROR(m.RunMerge(m.options.merge_threads));
+  }
+  std::lock_guard<std::mutex> lock(m.write_mu);
+  return m.last_merge_error;
+}
+
+}  // namespace strata

@@ -1,0 +1,325 @@
+// Collection::Open (creation, option checks, the directory lock, recovery of
+// the current version, the tombstones and the pending list), Close, Stats,
+// and the log-sync thread.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <rocksdb/options.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/timer.h"
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+
+namespace strata {
+namespace fs = std::filesystem;
+using collection::IndexVersion;
+using collection::PendingSet;
+
+namespace {
+
+constexpr char kLockFile[] = "LOCK";
+constexpr char kDbDir[] = "db";
+
+Status LockDirectory(const std::string& dir, int* fd_out) {
+  const std::string path = dir + "/" + kLockFile;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno("collection: cannot open " + path, errno);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Busy("collection " + dir +
+                          " is open in another process (one writer process per directory)");
+    }
+    return Status::FromErrno("collection: cannot lock " + path, err);
+  }
+  *fd_out = fd;
+  return Status::OK();
+}
+
+// Compares a creation option given at open with the stored one.
+template <typename T, typename Name>
+Status CheckSame(const char* what, const std::optional<T>& given, const T& stored, Name name) {
+  if (given && *given != stored) {
+    return Status::InvalidArgument(std::string("collection was created with ") + what + " " +
+                                   std::string(name(stored)) + ", opened with " +
+                                   std::string(name(*given)));
+  }
+  return Status::OK();
+}
+
+Status ParseVersionPointer(const std::string& text, std::uint64_t* version, std::uint64_t* seq) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("version") || !j.contains("seq")) {
+    return Status::Corruption("collection: bad version pointer '" + text + "'");
+  }
+  *version = j["version"].get<std::uint64_t>();
+  *seq = j["seq"].get<std::uint64_t>();
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string Collection::Impl::VersionDir(std::uint64_t v) const {
+  char name[32];
+  std::snprintf(name, sizeof(name), "v%06llu", static_cast<unsigned long long>(v));
+  return IndexRoot() + "/" + name;
+}
+
+bool IsCollectionDirectory(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir + "/" + kDbDir, ec) && fs::exists(dir + "/" + kLockFile, ec);
+}
+
+Result<std::string> DescribeCollectionDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (IsCollectionDirectory(dir)) return std::string("collection");
+  if (fs::exists(dir + "/manifest.json", ec)) return std::string("index");
+  return Status::NotFound(dir + " holds neither a collection nor an index");
+}
+
+Collection::Collection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Collection::~Collection() { (void)Close(); }
+
+Collection::Impl::~Impl() {
+  if (lock_fd >= 0) ::close(lock_fd);
+}
+
+Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
+                                                     const CollectionOptions& options) {
+  STRATA_RETURN_IF_ERROR(options.Validate());
+  std::error_code ec;
+  const bool existed = fs::exists(dir + "/" + kDbDir, ec);
+  if (!existed) {
+    if (!options.create_if_missing) return Status::NotFound("no collection in " + dir);
+    if (options.dim == 0) {
+      return Status::InvalidArgument("creating a collection needs dim (> 0)");
+    }
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  } else if (options.error_if_exists) {
+    return Status::InvalidArgument("a collection already exists in " + dir);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  impl->options = options;
+  STRATA_RETURN_IF_ERROR(LockDirectory(dir, &impl->lock_fd));
+
+  rocksdb::Options ro;
+  ro.create_if_missing = !existed;
+  ro.paranoid_checks = true;
+  ro.max_background_jobs = 2;
+  ro.keep_log_file_num = 4;
+  ro.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  rocksdb::DB* raw = nullptr;
+  STRATA_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(ro, dir + "/" + kDbDir, &raw),
+                                   "collection: opening " + dir + "/" + kDbDir));
+  impl->db.reset(raw);
+  impl->write_options.sync = options.durability == Durability::kSync;
+
+  // ---- creation options ----
+  std::string text;
+  rocksdb::Status s = impl->db->Get(rocksdb::ReadOptions(), collection::MetaKey("options"), &text);
+  StoredCollectionOptions& st = impl->stored;
+  if (s.IsNotFound()) {
+    if (options.dim == 0) return Status::InvalidArgument("creating a collection needs dim (> 0)");
+    st.dim = options.dim;
+    st.metric = options.metric.value_or(Metric::kL2);
+    st.element_type = options.element_type.value_or(ElementType::kFloat32);
+    st.index_type = options.index_type.value_or("graph");
+    st.graph = options.graph;
+    st.ivf = options.ivf;
+    st.graph.metric = st.ivf.metric = st.metric;
+    rocksdb::WriteBatch batch;
+    batch.Put(collection::MetaKey("options"), StoredOptionsToJson(st));
+    batch.Put(collection::MetaKey("seq"), collection::EncodeU64(0));
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    STRATA_RETURN_IF_ERROR(FromRocks(impl->db->Write(sync, &batch), "collection: create"));
+  } else {
+    STRATA_RETURN_IF_ERROR(FromRocks(s, "collection: reading options"));
+    STRATA_ASSIGN_OR_RETURN(st, StoredOptionsFromJson(text));
+    if (options.dim != 0 && options.dim != st.dim) {
+      return Status::InvalidArgument("collection was created with dim " + std::to_string(st.dim) +
+                                     ", opened with dim " + std::to_string(options.dim));
+    }
+    STRATA_RETURN_IF_ERROR(CheckSame("metric", options.metric, st.metric, MetricName));
+    STRATA_RETURN_IF_ERROR(
+        CheckSame("element type", options.element_type, st.element_type, ElementTypeName));
+    STRATA_RETURN_IF_ERROR(CheckSame("index type", options.index_type, st.index_type,
+                                     [](const std::string& x) { return x; }));
+  }
+  impl->vector_bytes = static_cast<std::size_t>(st.dim) * ElementSize(st.element_type);
+
+  // ---- last sequence and the current version ----
+  STRATA_RETURN_IF_ERROR(FromRocks(
+      impl->db->Get(rocksdb::ReadOptions(), collection::MetaKey("seq"), &text), "collection: seq"));
+  STRATA_ASSIGN_OR_RETURN(impl->last_seq, collection::DecodeU64(text));
+  auto state = std::make_shared<CollectionState>();
+  std::uint64_t version_number = 0;
+  s = impl->db->Get(rocksdb::ReadOptions(), collection::MetaKey("version"), &text);
+  if (s.ok()) {
+    STRATA_RETURN_IF_ERROR(ParseVersionPointer(text, &version_number, &impl->version_seq));
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s, "collection: version pointer");
+  }
+  // Whatever is not the current version is a merge a crash interrupted, or an
+  // old version whose removal it interrupted.
+  fs::create_directories(impl->IndexRoot(), ec);
+  const std::string current_dir = version_number ? impl->VersionDir(version_number) : "";
+  for (const auto& entry : fs::directory_iterator(impl->IndexRoot(), ec)) {
+    if (entry.path().string() != current_dir) fs::remove_all(entry.path(), ec);
+  }
+  if (version_number != 0) {
+    OpenOptions open = options.open;
+    if (options.memory_budget_bytes > 0) {
+      open.cache_mib = std::min<std::uint64_t>(open.cache_mib,
+                                               options.memory_budget_bytes / 2 >> 20);
+    }
+    STRATA_ASSIGN_OR_RETURN(state->version,
+                            IndexVersion::Load(version_number, current_dir, open));
+  }
+  STRATA_ASSIGN_OR_RETURN(auto pending, PendingSet::Create(st.dim, st.metric));
+  state->pending = std::move(pending);
+
+  // ---- tombstones ----
+  {
+    std::unique_ptr<rocksdb::Iterator> it(impl->db->NewIterator(rocksdb::ReadOptions()));
+    const std::string prefix(1, collection::kTombstonePrefix);
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      STRATA_ASSIGN_OR_RETURN(VectorId id,
+                              collection::ParseIdKey(it->key().ToStringView(), prefix[0]));
+      STRATA_ASSIGN_OR_RETURN(std::uint64_t seq, collection::DecodeU64(it->value().ToStringView()));
+      impl->tombstones[id] = seq;
+      if (state->version) {
+        if (auto slot = state->version->SlotOf(id)) state->version->MarkDead(*slot, 0);
+      }
+    }
+    STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "collection: reading tombstones"));
+  }
+  // ---- the pending list ----
+  {
+    std::unique_ptr<rocksdb::Iterator> it(impl->db->NewIterator(rocksdb::ReadOptions()));
+    const std::string prefix(1, collection::kPendingPrefix);
+    std::vector<float> row(st.dim);
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      STRATA_ASSIGN_OR_RETURN(VectorId id,
+                              collection::ParseIdKey(it->key().ToStringView(), prefix[0]));
+      STRATA_ASSIGN_OR_RETURN(std::uint64_t seq, collection::DecodeU64(it->value().ToStringView()));
+      std::string value;
+      STRATA_RETURN_IF_ERROR(FromRocks(
+          impl->db->Get(rocksdb::ReadOptions(),
+                        collection::IdKey(collection::kVectorPrefix, id), &value),
+          "collection: pending id " + std::to_string(id) + " has no record"));
+      STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(value, impl->vector_bytes));
+      impl->LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
+      STRATA_ASSIGN_OR_RETURN(std::uint32_t pos, state->pending->Append(id, row.data(), seq));
+      impl->pending_pos[id] = pos;
+    }
+    STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "collection: reading the pending list"));
+  }
+  const std::uint64_t indexed_live =
+      state->version ? state->version->size() - state->version->dead_count() : 0;
+  impl->live = indexed_live + impl->pending_pos.size();
+  impl->Publish(std::move(state), impl->last_seq);
+
+  Impl* p = impl.get();
+  if (options.durability == Durability::kAsync) {
+    p->sync_thread = std::thread([p] { p->SyncLoop(); });
+  }
+  if (options.background_merge) p->merge_thread = std::thread([p] { p->MergeLoop(); });
+  std::unique_ptr<Collection> c(new Collection(std::move(impl)));
+  // A crash may have interrupted the first build, or left a merge due.
+  if (!c->impl_->current().version && c->impl_->live >= options.flat_threshold) {
+    STRATA_RETURN_IF_ERROR(p->RunMerge(0, /*first_only=*/true));
+  } else {
+    std::lock_guard<std::mutex> lock(p->write_mu);
+    if (p->MergeDue()) p->RequestMerge();
+  }
+  return c;
+}
+
+void Collection::Impl::SyncLoop() {
+  std::unique_lock<std::mutex> lock(bg_mu);
+  while (!stopping) {
+    bg_cv.wait_for(lock, std::chrono::milliseconds(options.sync_interval_ms));
+    if (stopping) break;
+    lock.unlock();
+    (void)db->SyncWAL();  // a failure shows at the next Flush/Close
+    lock.lock();
+  }
+}
+
+Status Collection::Close() {
+  if (impl_ == nullptr || impl_->closed) return Status::OK();
+  Impl& m = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(m.bg_mu);
+    m.stopping = true;
+  }
+  m.bg_cv.notify_all();
+  if (m.merge_thread.joinable()) m.merge_thread.join();
+  if (m.sync_thread.joinable()) m.sync_thread.join();
+  Status st = FromRocks(m.db->SyncWAL(), "collection: syncing the log");
+  {
+    std::lock_guard<std::mutex> lock(m.state_mu);
+    m.state.reset();
+  }
+  Status close = FromRocks(m.db->Close(), "collection: closing RocksDB");
+  m.db.reset();
+  m.closed = true;
+  if (m.lock_fd >= 0) {
+    ::close(m.lock_fd);
+    m.lock_fd = -1;
+  }
+  return st.ok() ? close : st;
+}
+
+Status Collection::Flush() {
+  return FromRocks(impl_->db->SyncWAL(), "collection: syncing the log");
+}
+
+std::uint64_t Collection::Count() const { return impl_->live.load(); }
+std::uint32_t Collection::dim() const { return impl_->stored.dim; }
+Metric Collection::metric() const { return impl_->stored.metric; }
+
+CollectionStats Collection::Stats() const {
+  const Impl& m = *impl_;
+  CollectionSnapshot snap = m.Snapshot();
+  CollectionStats s;
+  s.dim = m.stored.dim;
+  s.metric = m.stored.metric;
+  s.element_type = m.stored.element_type;
+  s.index_type = m.stored.index_type;
+  s.live = m.live.load();
+  if (snap.state->version) {
+    const IndexVersion& v = *snap.state->version;
+    s.indexed = v.size();
+    s.deleted = v.dead_count();
+    s.index_version = v.number();
+    s.ram_bytes += v.memory_bytes();
+    s.index_description = v.index().Describe();
+  }
+  const std::uint64_t indexed_live = s.indexed - s.deleted;
+  s.pending = s.live > indexed_live ? s.live - indexed_live : 0;
+  s.ram_bytes += snap.state->pending->memory_bytes();
+  s.merges = m.merges_done.load();
+  s.merging = m.merging.load();
+  s.last_merge_seconds = m.last_merge_seconds.load();
+  s.first_build_seconds = m.first_build_seconds.load();
+  s.last_sequence = snap.seq;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(m.dir, ec)) {
+    std::error_code fec;
+    if (e.is_regular_file(fec)) s.disk_bytes += e.file_size(fec);
+  }
+  return s;
+}
+
+}  // namespace strata

@@ -1,0 +1,163 @@
+// Collection search: the SSD index (tombstones checked inside the walk)
+// and an exact scan of the pending set, both at one snapshot, merged by
+// exact distance.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+#include "kernels/distance.h"
+
+namespace strata {
+namespace {
+
+using Hit = std::pair<float, VectorId>;  // distance, user id
+
+// Exact distances for hits whose index distance is an estimate (IVF with
+// ex-code re-ranking): the stored vectors from RocksDB. A record rewritten
+// after the snapshot keeps its estimate (its snapshot copy is gone).
+Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
+                      std::span<const float> query, std::vector<Hit>* hits) {
+  if (hits->empty()) return Status::OK();
+  std::vector<std::string> keys(hits->size());
+  std::vector<rocksdb::Slice> slices(hits->size());
+  for (std::size_t i = 0; i < hits->size(); ++i) {
+    keys[i] = collection::IdKey(collection::kVectorPrefix, (*hits)[i].second);
+    slices[i] = keys[i];
+  }
+  std::vector<std::string> values;
+  std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+  const kernels::ErasedDistanceFn fn =
+      kernels::GetDistanceFn(m.stored.metric, ElementType::kFloat32);
+  std::vector<float> row(m.stored.dim);
+  for (std::size_t i = 0; i < hits->size(); ++i) {
+    if (!st[i].ok()) continue;
+    STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));
+    if (rec.seq > snapshot) continue;
+    m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
+    (*hits)[i].first = fn(query.data(), row.data(), m.stored.dim);
+  }
+  std::sort(hits->begin(), hits->end());
+  return Status::OK();
+}
+
+Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
+                 std::span<const float> query, const CollectionSearchParams& params,
+                 std::vector<SearchHit>* out) {
+  const std::uint32_t k = params.index.k;
+  std::vector<Hit> hits;
+  if (snap.state->version) {
+    const collection::IndexVersion& v = *snap.state->version;
+    collection::LiveSlotFilter filter(v, snap.seq);
+    SearchParams p = params.index;
+    p.filter = &filter;
+    p.list_size = std::max(p.list_size, k);
+    STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
+    std::vector<VectorId> ids(k);
+    std::vector<float> dist(k);
+    QueryStats qs;
+    Status st = pooled.searcher->Search(query, p, ids, dist, &qs);
+    v.Release(std::move(pooled));
+    STRATA_RETURN_IF_ERROR(st);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      if (ids[i] == kInvalidVectorId) break;
+      hits.emplace_back(dist[i], v.user_id(ids[i]));
+    }
+    if (v.index().type() == "ivf" && m.stored.ivf.rerank != "raw") {
+      STRATA_RETURN_IF_ERROR(ExactDistances(m, snap.seq, query, &hits));
+    }
+  }
+  std::vector<Hit> pending;
+  snap.state->pending->Scan(query.data(), snap.seq, k, &pending);
+  hits.insert(hits.end(), pending.begin(), pending.end());
+  std::sort(hits.begin(), hits.end());
+  if (hits.size() > k) hits.resize(k);
+  out->clear();
+  out->reserve(hits.size());
+  for (const Hit& h : hits) out->push_back(SearchHit{h.second, h.first, {}});
+  if (params.with_payload && !out->empty()) {
+    std::vector<VectorId> ids;
+    for (const SearchHit& h : *out) ids.push_back(h.id);
+    std::vector<std::string> keys(ids.size());
+    std::vector<rocksdb::Slice> slices(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      keys[i] = collection::IdKey(collection::kVectorPrefix, ids[i]);
+      slices[i] = keys[i];
+    }
+    std::vector<std::string> values;
+    std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (!st[i].ok()) continue;  // deleted since the snapshot: no payload
+      STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));
+      (*out)[i].payload.assign(rec.payload);
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckQuery(const Collection::Impl& m, std::span<const float> query,
+                  const CollectionSearchParams& params) {
+  if (query.size() != m.stored.dim) {
+    return Status::InvalidArgument("search: query has " + std::to_string(query.size()) +
+                                   " values, the collection's dim is " +
+                                   std::to_string(m.stored.dim));
+  }
+  for (float x : query) {
+    if (!std::isfinite(x)) return Status::InvalidArgument("search: query holds NaN or Inf");
+  }
+  if (params.index.k == 0) return Status::InvalidArgument("search: k must be at least 1");
+  SearchParams p = params.index;
+  p.list_size = std::max(p.list_size, p.k);
+  return p.Validate();
+}
+
+}  // namespace
+
+Result<std::vector<SearchHit>> Collection::Search(std::span<const float> query,
+                                                  const CollectionSearchParams& params) const {
+  STRATA_RETURN_IF_ERROR(CheckQuery(*impl_, query, params));
+  const CollectionSnapshot snap = impl_->Snapshot();
+  std::vector<SearchHit> out;
+  STRATA_RETURN_IF_ERROR(SearchOne(*impl_, snap, query, params, &out));
+  return out;
+}
+
+Result<std::vector<std::vector<SearchHit>>> Collection::SearchBatch(
+    std::span<const float> queries, const CollectionSearchParams& params,
+    unsigned threads) const {
+  const std::uint32_t dim = impl_->stored.dim;
+  if (queries.empty() || queries.size() % dim != 0) {
+    return Status::InvalidArgument("search: " + std::to_string(queries.size()) +
+                                   " values is not a whole number of queries of dim " +
+                                   std::to_string(dim));
+  }
+  const std::size_t n = queries.size() / dim;
+  for (std::size_t q = 0; q < n; ++q) {
+    STRATA_RETURN_IF_ERROR(CheckQuery(*impl_, queries.subspan(q * dim, dim), params));
+  }
+  const CollectionSnapshot snap = impl_->Snapshot();
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
+  std::vector<std::vector<SearchHit>> out(n);
+  std::vector<Status> errors(threads);
+  std::atomic<std::size_t> next{0};
+  auto work = [&](unsigned t) {
+    for (std::size_t q = next++; q < n; q = next++) {
+      Status st = SearchOne(*impl_, snap, queries.subspan(q * dim, dim), params, &out[q]);
+      if (!st.ok()) {
+        errors[t] = st;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (const Status& st : errors) STRATA_RETURN_IF_ERROR(st);
+  return out;
+}
+
+}  // namespace strata

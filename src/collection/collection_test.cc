@@ -1,0 +1,412 @@
+// Collection behaviour against exact brute force over a model of the live
+// set: the flat phase, the threshold build, replaces, deletes, merges,
+// reopen, bad input and concurrent readers and writers (run under TSan in CI).
+#include "strata/collection.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "scratch_dir.h"
+
+namespace strata {
+namespace {
+
+constexpr std::uint32_t kDim = 16;
+
+CollectionOptions SmallOptions(const std::string& index_type = "graph") {
+  CollectionOptions o;
+  o.dim = kDim;
+  o.metric = Metric::kL2;
+  o.index_type = index_type;
+  o.flat_threshold = 300;
+  o.merge_pending_count = 400;
+  o.graph.R = 16;
+  o.graph.L = 32;
+  o.graph.pq_bytes = 8;
+  o.graph.opq_iterations = 0;
+  o.graph.page_shuffle = false;
+  o.graph.mem_graph_ratio = 0;
+  o.background_merge = false;
+  return o;
+}
+
+std::vector<float> RandomVector(std::mt19937_64& rng) {
+  std::normal_distribution<float> nd;
+  std::vector<float> v(kDim);
+  for (float& x : v) x = nd(rng);
+  return v;
+}
+
+// The live set as the test believes it to be.
+struct Model {
+  std::map<VectorId, std::pair<std::vector<float>, std::string>> live;
+
+  std::vector<VectorId> Nearest(const std::vector<float>& q, std::size_t k) const {
+    std::vector<std::pair<float, VectorId>> all;
+    for (const auto& [id, rec] : live) {
+      float d = 0;
+      for (std::uint32_t j = 0; j < kDim; ++j) d += (q[j] - rec.first[j]) * (q[j] - rec.first[j]);
+      all.emplace_back(d, id);
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<VectorId> ids;
+    for (std::size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
+    return ids;
+  }
+};
+
+Status UpsertBatch(Collection& c, Model& model, std::mt19937_64& rng,
+                   const std::vector<VectorId>& ids) {
+  std::vector<float> flat;
+  std::vector<std::string> payloads;
+  for (VectorId id : ids) {
+    auto v = RandomVector(rng);
+    flat.insert(flat.end(), v.begin(), v.end());
+    payloads.push_back("{\"id\":" + std::to_string(id) + ",\"r\":" + std::to_string(rng() % 100) + "}");
+  }
+  Status st = c.Upsert(ids, flat, payloads);
+  if (st.ok()) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      model.live[ids[i]] = {std::vector<float>(flat.begin() + i * kDim, flat.begin() + (i + 1) * kDim),
+                            payloads[i]};
+    }
+  }
+  return st;
+}
+
+double Recall(const Collection& c, const Model& model, std::mt19937_64& rng, int queries,
+              std::uint32_t L = 64) {
+  CollectionSearchParams p;
+  p.index.k = 10;
+  p.index.list_size = L;
+  p.index.nprobe = 16;
+  double hit = 0, total = 0;
+  for (int q = 0; q < queries; ++q) {
+    auto query = RandomVector(rng);
+    auto got = c.Search(query, p);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return 0;
+    const auto want = model.Nearest(query, 10);
+    std::set<VectorId> truth(want.begin(), want.end());
+    for (const SearchHit& h : *got) {
+      EXPECT_TRUE(model.live.count(h.id)) << "search returned id " << h.id << " not in the live set";
+      hit += truth.count(h.id);
+    }
+    total += static_cast<double>(want.size());
+  }
+  return total == 0 ? 1.0 : hit / total;
+}
+
+void ExpectStoredExactly(const Collection& c, const Model& model) {
+  std::vector<VectorId> ids;
+  for (const auto& [id, rec] : model.live) ids.push_back(id);
+  auto got = c.Get(ids);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& want = model.live.at(ids[i]);
+    ASSERT_TRUE((*got)[i].found) << "id " << ids[i] << " lost";
+    EXPECT_EQ((*got)[i].vector, want.first) << "id " << ids[i];
+    EXPECT_EQ((*got)[i].payload, want.second) << "id " << ids[i];
+  }
+  EXPECT_EQ(c.Count(), model.live.size());
+}
+
+TEST(Collection, FlatPhaseIsExact) {
+  testutil::ScratchDir dir;
+  auto c = Collection::Open(dir.File("c"), SmallOptions());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(1);
+  Model model;
+  std::vector<VectorId> ids;
+  for (VectorId i = 0; i < 200; ++i) ids.push_back(i * 1000003 + 7);
+  ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+  EXPECT_EQ((*c)->Stats().index_version, 0u);
+  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 20), 1.0);
+  ExpectStoredExactly(**c, model);
+}
+
+TEST(Collection, ThresholdBuildsIndexAndSearchStaysCorrect) {
+  testutil::ScratchDir dir;
+  auto c = Collection::Open(dir.File("c"), SmallOptions());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(2);
+  Model model;
+  VectorId next = 1ull << 62;  // user ids far from row numbers
+  for (int b = 0; b < 4; ++b) {
+    std::vector<VectorId> ids;
+    for (int i = 0; i < 100; ++i) ids.push_back(next++);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+  }
+  CollectionStats s = (*c)->Stats();
+  EXPECT_EQ(s.index_version, 1u);
+  EXPECT_EQ(s.indexed, 300u);  // the batch that crossed 300 built the index
+  EXPECT_EQ(s.pending, 100u);
+  EXPECT_GT(s.first_build_seconds, 0.0);
+  EXPECT_GE(Recall(**c, model, rng, 50), 0.9);
+  ExpectStoredExactly(**c, model);
+}
+
+TEST(Collection, ReplaceDeleteMergeAndReopen) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("c");
+  std::mt19937_64 rng(3);
+  Model model;
+  {
+    auto c = Collection::Open(path, SmallOptions());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    std::vector<VectorId> ids;
+    for (VectorId i = 0; i < 600; ++i) ids.push_back(i);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+    // Replace ids in the index and in the pending list.
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, {5, 6, 7, 550, 551}).ok());
+    // Delete some of each.
+    std::vector<VectorId> gone = {1, 2, 3, 560, 561, 999999};
+    auto deleted = (*c)->Delete(gone);
+    ASSERT_TRUE(deleted.ok());
+    EXPECT_EQ(*deleted, 5u);  // 999999 never existed
+    for (VectorId id : gone) model.live.erase(id);
+    ExpectStoredExactly(**c, model);
+    EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+    // Every stored vector is found as its own nearest neighbour.
+    CollectionSearchParams p;
+    p.index.k = 1;
+    p.index.list_size = 64;
+    p.with_payload = true;
+    for (VectorId id : {VectorId{5}, VectorId{550}, VectorId{100}}) {
+      auto hits = (*c)->Search(model.live.at(id).first, p);
+      ASSERT_TRUE(hits.ok());
+      ASSERT_EQ(hits->size(), 1u);
+      EXPECT_EQ((*hits)[0].id, id);
+      EXPECT_NEAR((*hits)[0].distance, 0.0f, 1e-4f);
+      EXPECT_EQ((*hits)[0].payload, model.live.at(id).second);
+    }
+    EXPECT_GT((*c)->Stats().deleted, 0u);
+  }
+  {
+    auto c = Collection::Open(path, CollectionOptions{});  // stored options
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ExpectStoredExactly(**c, model);
+    EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+    ASSERT_TRUE((*c)->Merge().ok());
+    CollectionStats s = (*c)->Stats();
+    EXPECT_EQ(s.index_version, 2u);
+    EXPECT_EQ(s.pending, 0u);
+    EXPECT_EQ(s.deleted, 0u);
+    EXPECT_EQ(s.indexed, model.live.size());
+    ExpectStoredExactly(**c, model);
+    EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+  }
+  {
+    auto c = Collection::Open(path, CollectionOptions{});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ExpectStoredExactly(**c, model);
+    // Only the current version's directory is left.
+    int versions = 0;
+    for (const auto& e : std::filesystem::directory_iterator(path + "/index")) {
+      (void)e;
+      ++versions;
+    }
+    EXPECT_EQ(versions, 1);
+  }
+}
+
+TEST(Collection, IvfIndexType) {
+  testutil::ScratchDir dir;
+  auto c = Collection::Open(dir.File("c"), SmallOptions("ivf"));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(4);
+  Model model;
+  std::vector<VectorId> ids;
+  for (VectorId i = 0; i < 800; ++i) ids.push_back(i * 3);
+  ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+  ASSERT_TRUE((*c)->Delete(std::vector<VectorId>{0, 3, 6}).ok());
+  for (VectorId id : {0, 3, 6}) model.live.erase(id);
+  EXPECT_EQ((*c)->Stats().index_type, "ivf");
+  EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+  // Distances are exact (re-ranked), not estimates.
+  CollectionSearchParams p;
+  p.index.k = 1;
+  p.index.nprobe = 8;
+  auto hits = (*c)->Search(model.live.at(9).first, p);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->empty());
+  EXPECT_EQ((*hits)[0].id, 9u);
+  EXPECT_NEAR((*hits)[0].distance, 0.0f, 1e-5f);
+  ASSERT_TRUE((*c)->Merge().ok());
+  EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+}
+
+TEST(Collection, IntegerAndHalfElementTypes) {
+  for (ElementType type : {ElementType::kUint8, ElementType::kFloat16}) {
+    testutil::ScratchDir dir;
+    CollectionOptions o = SmallOptions();
+    o.element_type = type;
+    auto c = Collection::Open(dir.File("c"), o);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    std::mt19937_64 rng(5);
+    std::vector<VectorId> ids;
+    std::vector<float> flat;
+    for (VectorId i = 0; i < 400; ++i) {
+      ids.push_back(i);
+      for (std::uint32_t j = 0; j < kDim; ++j) flat.push_back(static_cast<float>(rng() % 200));
+    }
+    ASSERT_TRUE((*c)->Upsert(ids, flat).ok());
+    auto got = (*c)->Get(std::vector<VectorId>{17});
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ((*got)[0].vector,
+              std::vector<float>(flat.begin() + 17 * kDim, flat.begin() + 18 * kDim));
+    CollectionSearchParams p;
+    p.index.k = 1;
+    auto hits = (*c)->Search((*got)[0].vector, p);
+    ASSERT_TRUE(hits.ok());
+    EXPECT_EQ((*hits)[0].id, 17u);
+    if (type == ElementType::kUint8) {
+      std::vector<float> bad(kDim, 3.5f);
+      EXPECT_EQ((*c)->Upsert(999, bad).code(), StatusCode::kInvalidArgument);
+      bad.assign(kDim, 300.0f);
+      EXPECT_EQ((*c)->Upsert(999, bad).code(), StatusCode::kInvalidArgument);
+    }
+  }
+}
+
+TEST(Collection, BadInputIsRejectedAndLosesNothing) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("c");
+  std::mt19937_64 rng(6);
+  Model model;
+  auto c = Collection::Open(path, SmallOptions());
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(UpsertBatch(**c, model, rng, {1, 2, 3}).ok());
+  std::vector<float> v(kDim, 1.0f);
+  EXPECT_EQ((*c)->Upsert(std::vector<VectorId>{}, {}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Upsert(4, std::vector<float>(kDim + 1, 1.0f)).code(),
+            StatusCode::kInvalidArgument);
+  auto nan = v;
+  nan[3] = std::nanf("");
+  EXPECT_EQ((*c)->Upsert(4, nan).code(), StatusCode::kInvalidArgument);
+  auto inf = v;
+  inf[0] = INFINITY;
+  EXPECT_EQ((*c)->Upsert(4, inf).code(), StatusCode::kInvalidArgument);
+  std::vector<float> two(2 * kDim, 1.0f);
+  EXPECT_EQ((*c)->Upsert(std::vector<VectorId>{9, 9}, two).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Upsert(4, v, std::string(2u << 20, 'x')).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Delete(std::vector<VectorId>{}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Delete(std::vector<VectorId>{1, 1}).status().code(),
+            StatusCode::kInvalidArgument);
+  CollectionSearchParams p;
+  EXPECT_EQ((*c)->Search(std::vector<float>(kDim - 1, 0.f), p).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Search(nan, p).status().code(), StatusCode::kInvalidArgument);
+  // A second open of the same directory while this one holds it.
+  auto second = Collection::Open(path, CollectionOptions{});
+  EXPECT_EQ(second.status().code(), StatusCode::kBusy) << second.status().ToString();
+  ExpectStoredExactly(**c, model);
+  ASSERT_TRUE((*c)->Close().ok());
+  // Reopening with other creation options.
+  CollectionOptions other;
+  other.dim = kDim + 1;
+  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kInvalidArgument);
+  other = CollectionOptions{};
+  other.metric = Metric::kCosine;
+  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kInvalidArgument);
+  other = CollectionOptions{};
+  other.create_if_missing = false;
+  EXPECT_EQ(Collection::Open(dir.File("absent"), other).status().code(), StatusCode::kNotFound);
+  other = CollectionOptions{};
+  other.error_if_exists = true;
+  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kInvalidArgument);
+  other = CollectionOptions{};
+  other.update_mode = UpdateMode::kInPlace;
+  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kNotSupported);
+  auto again = Collection::Open(path, CollectionOptions{});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ExpectStoredExactly(**again, model);
+}
+
+TEST(Collection, CosineRejectsZeroVectors) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.metric = Metric::kCosine;
+  auto c = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->Upsert(1, std::vector<float>(kDim, 0.0f)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*c)->Count(), 0u);
+}
+
+// Readers and writers at once, with background merges: no search may return
+// an id that was deleted before it started, and every id upserted before it
+// started that is its own query's exact match must come back.
+TEST(Collection, ConcurrentReadersAndWritersWithMerges) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.background_merge = true;
+  o.merge_pending_count = 150;
+  auto opened = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(opened.ok());
+  Collection& c = **opened;
+  // Deleted ids are even numbers >= 1e6 written by the deleter; it records
+  // the highest id it has finished deleting.
+  std::atomic<bool> stop{false};
+  std::atomic<std::int64_t> deleted_upto{-1};
+  std::atomic<int> failures{0};
+  std::thread writer([&] {
+    std::mt19937_64 rng(7);
+    for (int b = 0; b < 30 && !stop; ++b) {
+      std::vector<VectorId> ids;
+      std::vector<float> flat;
+      for (int i = 0; i < 40; ++i) {
+        ids.push_back(static_cast<VectorId>(b * 40 + i));
+        auto v = RandomVector(rng);
+        flat.insert(flat.end(), v.begin(), v.end());
+      }
+      if (!c.Upsert(ids, flat).ok()) failures++;
+    }
+  });
+  std::thread deleter([&] {
+    std::mt19937_64 rng(8);
+    for (std::int64_t i = 0; i < 200 && !stop; ++i) {
+      const VectorId id = 1000000 + 2 * static_cast<VectorId>(i);
+      auto v = RandomVector(rng);
+      if (!c.Upsert(id, v).ok()) failures++;
+      if (!c.Delete(std::vector<VectorId>{id}).ok()) failures++;
+      deleted_upto = static_cast<std::int64_t>(id);
+    }
+  });
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937_64 rng(100 + r);
+      CollectionSearchParams p;
+      p.index.k = 20;
+      p.index.list_size = 40;
+      for (int q = 0; q < 150; ++q) {
+        const std::int64_t before = deleted_upto.load();
+        auto hits = c.Search(RandomVector(rng), p);
+        if (!hits.ok()) {
+          failures++;
+          continue;
+        }
+        for (const SearchHit& h : *hits) {
+          if (h.id >= 1000000 && static_cast<std::int64_t>(h.id) <= before) failures++;
+        }
+        (void)c.Stats();
+      }
+    });
+  }
+  writer.join();
+  deleter.join();
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(c.WaitForMerge().ok());
+  EXPECT_EQ(c.Count(), 30u * 40u);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,301 @@
+// Collection writes: Upsert and Delete (one RocksDB write batch each, then
+// the in-RAM pending set and death marks, then the visible sequence), Get,
+// and the stored element conversions.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_set>
+
+#include "base/timer.h"
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+#include "kernels/distance.h"
+
+namespace strata {
+namespace {
+
+Status CheckUniqueIds(std::span<const VectorId> ids) {
+  std::vector<VectorId> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) {
+    return Status::InvalidArgument("id " + std::to_string(*dup) + " appears twice in one batch");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Collection::Impl::CheckAndStore(std::span<const float> v, std::byte* out) const {
+  double norm = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      return Status::InvalidArgument("value " + std::to_string(i) + " is NaN or Inf");
+    }
+    norm += static_cast<double>(v[i]) * v[i];
+  }
+  if (stored.metric == Metric::kCosine && norm == 0) {
+    return Status::InvalidArgument("a zero vector has no cosine distance");
+  }
+  switch (stored.element_type) {
+    case ElementType::kFloat32:
+      std::memcpy(out, v.data(), v.size() * sizeof(float));
+      return Status::OK();
+    case ElementType::kFloat16:
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (std::fabs(v[i]) > 65504.0f) {
+          return Status::InvalidArgument("value " + std::to_string(i) +
+                                         " is out of float16's range");
+        }
+      }
+      kernels::FloatToHalfN(v.data(), reinterpret_cast<std::uint16_t*>(out), v.size());
+      return Status::OK();
+    case ElementType::kUint8:
+    case ElementType::kInt8: {
+      const bool u8 = stored.element_type == ElementType::kUint8;
+      const float lo = u8 ? 0.0f : -128.0f;
+      const float hi = u8 ? 255.0f : 127.0f;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] != std::nearbyint(v[i]) || v[i] < lo || v[i] > hi) {
+          return Status::InvalidArgument("value " + std::to_string(i) + " (" +
+                                         std::to_string(v[i]) + ") is not an integer in [" +
+                                         std::to_string(static_cast<int>(lo)) + ", " +
+                                         std::to_string(static_cast<int>(hi)) + "]");
+        }
+        if (u8) {
+          reinterpret_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(v[i]);
+        } else {
+          reinterpret_cast<std::int8_t*>(out)[i] = static_cast<std::int8_t>(v[i]);
+        }
+      }
+      return Status::OK();
+    }
+    case ElementType::kBFloat16:
+      break;
+  }
+  return Status::NotSupported("element type " + std::string(ElementTypeName(stored.element_type)));
+}
+
+void Collection::Impl::LoadFloat(const std::byte* in, float* out) const {
+  const std::size_t d = stored.dim;
+  switch (stored.element_type) {
+    case ElementType::kFloat32:
+      std::memcpy(out, in, d * sizeof(float));
+      break;
+    case ElementType::kFloat16:
+      kernels::HalfToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, d);
+      break;
+    case ElementType::kBFloat16:
+      kernels::BFloat16ToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, d);
+      break;
+    case ElementType::kUint8:
+      for (std::size_t i = 0; i < d; ++i) out[i] = reinterpret_cast<const std::uint8_t*>(in)[i];
+      break;
+    case ElementType::kInt8:
+      for (std::size_t i = 0; i < d; ++i) out[i] = reinterpret_cast<const std::int8_t*>(in)[i];
+      break;
+  }
+}
+
+bool Collection::Impl::MergeDue() const {
+  const CollectionState& s = current();
+  if (!s.version) return false;  // the threshold's first build is synchronous
+  const std::uint64_t pending = pending_pos.size();
+  const std::uint64_t dead = s.version->dead_count();
+  if (pending + dead == 0) return false;
+  if (pending >= options.merge_pending_count || dead >= options.merge_pending_count) return true;
+  const std::uint64_t bytes = pending * vector_bytes;
+  return options.merge_pending_bytes > 0 && bytes >= options.merge_pending_bytes;
+}
+
+void Collection::Impl::RequestMerge() {
+  if (!options.background_merge) return;
+  {
+    std::lock_guard<std::mutex> lock(bg_mu);
+    merge_wanted = true;
+  }
+  bg_cv.notify_all();
+}
+
+Status Collection::Upsert(VectorId id, std::span<const float> vector, std::string_view payload) {
+  const std::string p(payload);
+  return Upsert(std::span<const VectorId>(&id, 1), vector,
+                payload.empty() ? std::span<const std::string>() : std::span<const std::string>(&p, 1));
+}
+
+Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
+                          std::span<const std::string> payloads) {
+  Impl& m = *impl_;
+  const std::size_t n = ids.size();
+  const std::uint32_t dim = m.stored.dim;
+  if (n == 0) return Status::InvalidArgument("upsert: empty batch");
+  if (n > m.options.max_batch) {
+    return Status::InvalidArgument("upsert: batch of " + std::to_string(n) +
+                                   " exceeds max_batch " + std::to_string(m.options.max_batch));
+  }
+  if (vectors.size() != n * dim) {
+    return Status::InvalidArgument("upsert: " + std::to_string(vectors.size()) +
+                                   " floats for " + std::to_string(n) + " vectors of dim " +
+                                   std::to_string(dim) + " (expected " +
+                                   std::to_string(n * dim) + ")");
+  }
+  if (!payloads.empty() && payloads.size() != n) {
+    return Status::InvalidArgument("upsert: " + std::to_string(payloads.size()) +
+                                   " payloads for " + std::to_string(n) + " vectors");
+  }
+  STRATA_RETURN_IF_ERROR(CheckUniqueIds(ids));
+  std::vector<std::byte> stored(m.vector_bytes);
+  std::vector<std::string> records(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view payload = payloads.empty() ? std::string_view() : payloads[i];
+    if (payload.size() > m.options.max_payload_bytes) {
+      return Status::InvalidArgument("upsert: payload of id " + std::to_string(ids[i]) + " is " +
+                                     std::to_string(payload.size()) + " bytes (limit " +
+                                     std::to_string(m.options.max_payload_bytes) + ")");
+    }
+    Status st = m.CheckAndStore(vectors.subspan(i * dim, dim), stored.data());
+    if (!st.ok()) {
+      return Status::InvalidArgument("upsert: vector of id " + std::to_string(ids[i]) + ": " +
+                                     std::string(st.message()));
+    }
+    records[i] = collection::EncodeRecord(0, stored, payload);  // seq patched below
+  }
+  std::vector<float> row(dim);
+  bool first_build = false;
+  {
+    std::unique_lock<std::mutex> lock(m.write_mu);
+    // Memory budget: wait for a merge to drain the pending vectors.
+    while (m.options.memory_budget_bytes > 0 && m.current().version &&
+           m.current().pending->memory_bytes() + n * dim * sizeof(float) >
+               m.options.memory_budget_bytes &&
+           !m.pending_pos.empty() && m.options.background_merge) {
+      m.RequestMerge();
+      m.merge_done_cv.wait(lock);
+    }
+    const std::uint64_t seq = m.last_seq + 1;
+    const CollectionState& cur = m.current();
+    rocksdb::WriteBatch batch;
+    std::uint64_t added = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      // The record's sequence: bytes 1..8 of the encoding.
+      const std::string s = collection::EncodeU64(seq);
+      std::memcpy(records[i].data() + 1, s.data(), 8);
+      batch.Put(collection::IdKey(collection::kVectorPrefix, ids[i]), records[i]);
+      batch.Put(collection::IdKey(collection::kPendingPrefix, ids[i]), s);
+      const bool in_pending = m.pending_pos.count(ids[i]) > 0;
+      bool in_index = false;
+      if (cur.version) {
+        if (auto slot = cur.version->SlotOf(ids[i])) in_index = cur.version->LiveAt(*slot, m.last_seq);
+      }
+      // A tombstone whenever an older copy exists anywhere: the index's, or
+      // one a running merge may be writing into the next version.
+      if (in_pending || in_index) {
+        batch.Put(collection::IdKey(collection::kTombstonePrefix, ids[i]), s);
+      } else {
+        ++added;
+      }
+    }
+    batch.Put(collection::MetaKey("seq"), collection::EncodeU64(seq));
+    STRATA_RETURN_IF_ERROR(FromRocks(m.db->Write(m.write_options, &batch), "upsert"));
+    // Durable: apply to RAM. Nothing below can fail but the pending
+    // capacity, which the recovery at the next open would also hit.
+    m.last_seq = seq;
+    for (std::size_t i = 0; i < n; ++i) {
+      const VectorId id = ids[i];
+      auto it = m.pending_pos.find(id);
+      if (it != m.pending_pos.end()) {
+        cur.pending->MarkDead(it->second, seq);
+        m.tombstones[id] = seq;
+      } else if (cur.version) {
+        if (auto slot = cur.version->SlotOf(id); slot && cur.version->LiveAt(*slot, seq - 1)) {
+          cur.version->MarkDead(*slot, seq);
+          m.tombstones[id] = seq;
+        }
+      }
+      m.LoadFloat(reinterpret_cast<const std::byte*>(records[i].data() + 13), row.data());
+      STRATA_ASSIGN_OR_RETURN(std::uint32_t pos, cur.pending->Append(id, row.data(), seq));
+      m.pending_pos[id] = pos;
+    }
+    m.live += added;
+    m.Publish(nullptr, seq);
+    first_build = !cur.version && m.live >= m.options.flat_threshold;
+    if (!first_build && m.MergeDue()) m.RequestMerge();
+  }
+  if (first_build) {
+    // Seed 002: the write that crosses the threshold trains and builds the
+    // first SSD index before it returns.
+    return m.RunMerge(0, /*first_only=*/true);
+  }
+  return Status::OK();
+}
+
+Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
+  Impl& m = *impl_;
+  if (ids.empty()) return Status::InvalidArgument("delete: empty batch");
+  if (ids.size() > m.options.max_batch) {
+    return Status::InvalidArgument("delete: batch of " + std::to_string(ids.size()) +
+                                   " exceeds max_batch " + std::to_string(m.options.max_batch));
+  }
+  STRATA_RETURN_IF_ERROR(CheckUniqueIds(ids));
+  std::lock_guard<std::mutex> lock(m.write_mu);
+  const CollectionState& cur = m.current();
+  const std::uint64_t seq = m.last_seq + 1;
+  const std::string s = collection::EncodeU64(seq);
+  rocksdb::WriteBatch batch;
+  std::vector<VectorId> existing;
+  for (VectorId id : ids) {
+    bool exists = m.pending_pos.count(id) > 0;
+    if (!exists && cur.version) {
+      if (auto slot = cur.version->SlotOf(id)) exists = cur.version->LiveAt(*slot, m.last_seq);
+    }
+    if (!exists) continue;
+    existing.push_back(id);
+    batch.Delete(collection::IdKey(collection::kVectorPrefix, id));
+    batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
+    batch.Put(collection::IdKey(collection::kTombstonePrefix, id), s);
+  }
+  if (existing.empty()) return std::uint64_t{0};
+  batch.Put(collection::MetaKey("seq"), s);
+  STRATA_RETURN_IF_ERROR(FromRocks(m.db->Write(m.write_options, &batch), "delete"));
+  m.last_seq = seq;
+  for (VectorId id : existing) {
+    auto it = m.pending_pos.find(id);
+    if (it != m.pending_pos.end()) {
+      cur.pending->MarkDead(it->second, seq);
+      m.pending_pos.erase(it);
+    } else if (auto slot = cur.version->SlotOf(id)) {
+      cur.version->MarkDead(*slot, seq);
+    }
+    m.tombstones[id] = seq;
+  }
+  m.live -= existing.size();
+  m.Publish(nullptr, seq);
+  if (m.MergeDue()) m.RequestMerge();
+  return static_cast<std::uint64_t>(existing.size());
+}
+
+Result<std::vector<StoredRecord>> Collection::Get(std::span<const VectorId> ids) const {
+  const Impl& m = *impl_;
+  std::vector<std::string> keys(ids.size());
+  std::vector<rocksdb::Slice> slices(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    keys[i] = collection::IdKey(collection::kVectorPrefix, ids[i]);
+    slices[i] = keys[i];
+  }
+  std::vector<std::string> values;
+  std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+  std::vector<StoredRecord> out(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out[i].id = ids[i];
+    if (st[i].IsNotFound()) continue;
+    STRATA_RETURN_IF_ERROR(FromRocks(st[i], "get " + std::to_string(ids[i])));
+    STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));
+    out[i].found = true;
+    out[i].vector.resize(m.stored.dim);
+    m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), out[i].vector.data());
+    out[i].payload.assign(rec.payload);
+  }
+  return out;
+}
+
+}  // namespace strata

@@ -1,0 +1,105 @@
+// One immutable SSD index version of a collection: the opened index, the
+// slot -> user id map stored beside it (slots.bin), and a per-slot death
+// mark for the multi-version view of deletes (a slot is dead for snapshots
+// at or after its mark). Searchers are pooled per version.
+//
+// slots.bin: "STRSLOT1" magic (8 B), u64 count, u64 XXH3-64 of the id
+// bytes, then count u64 LE user ids (slot i = the index's row id i).
+//
+// Thread-safety: everything but MarkDead is read-only after Load; MarkDead
+// is called by the one writer, readers see marks through atomics. The
+// directory is removed when the last holder drops a version marked obsolete.
+#ifndef STRATA_COLLECTION_INDEX_VERSION_H_
+#define STRATA_COLLECTION_INDEX_VERSION_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collection/pending_set.h"
+#include "strata/index.h"
+#include "strata/result.h"
+#include "strata/search.h"
+
+namespace strata::collection {
+
+inline constexpr char kSlotsFile[] = "slots.bin";
+
+// Writes `dir`/slots.bin durably (temp file, fsync, rename, fsync dir).
+Status WriteSlotsFile(const std::string& dir, std::span<const VectorId> slot_ids);
+Result<std::vector<VectorId>> ReadSlotsFile(const std::string& dir);
+
+class IndexVersion {
+ public:
+  // Opens version `number` in `dir`: the index and slots.bin, checking that
+  // they agree (Corruption otherwise).
+  static Result<std::shared_ptr<IndexVersion>> Load(std::uint64_t number, const std::string& dir,
+                                                    const OpenOptions& options);
+  ~IndexVersion();
+
+  std::uint64_t number() const { return number_; }
+  const std::string& dir() const { return dir_; }
+  const Index& index() const { return *index_; }
+  std::uint64_t size() const { return slot_ids_.size(); }
+  VectorId user_id(std::uint64_t slot) const { return slot_ids_[slot]; }
+  // The slot holding user id `id`, if this version has one.
+  std::optional<std::uint32_t> SlotOf(VectorId id) const;
+
+  void MarkDead(std::uint32_t slot, std::uint64_t seq);
+  bool LiveAt(std::uint64_t slot, std::uint64_t snapshot) const {
+    return dead_[slot].load(std::memory_order_acquire) > snapshot;
+  }
+  std::uint64_t dead_count() const { return dead_count_.load(std::memory_order_relaxed); }
+  // RAM of the index plus the id maps and marks.
+  std::size_t memory_bytes() const;
+
+  // A searcher able to run `params` (reused from the pool when it fits).
+  struct PooledSearcher {
+    std::unique_ptr<Searcher> searcher;
+    std::uint32_t max_width = 0;
+  };
+  Result<PooledSearcher> Acquire(const SearchParams& params) const;
+  void Release(PooledSearcher s) const;
+
+  // Remove the directory when the last holder lets go.
+  void MarkObsolete() { obsolete_.store(true); }
+
+ private:
+  IndexVersion() = default;
+
+  std::uint64_t number_ = 0;
+  std::string dir_;
+  std::unique_ptr<Index> index_;
+  std::vector<VectorId> slot_ids_;
+  std::vector<std::pair<VectorId, std::uint32_t>> by_id_;  // sorted by id
+  std::unique_ptr<std::atomic<std::uint64_t>[]> dead_;
+  std::atomic<std::uint64_t> dead_count_{0};
+  std::atomic<bool> obsolete_{false};
+  mutable std::mutex pool_mu_;
+  mutable std::vector<PooledSearcher> pool_;  // guarded by pool_mu_
+};
+
+// Accepts the slots of `version` live at `snapshot` (tombstones checked
+// inside the walk, strata/search.h IdFilter).
+class LiveSlotFilter final : public IdFilter {
+ public:
+  LiveSlotFilter(const IndexVersion& version, std::uint64_t snapshot)
+      : version_(version), snapshot_(snapshot) {}
+  bool Accept(std::uint64_t id) const override {
+    return id < version_.size() && version_.LiveAt(id, snapshot_);
+  }
+
+ private:
+  const IndexVersion& version_;
+  std::uint64_t snapshot_;
+};
+
+}  // namespace strata::collection
+
+#endif  // STRATA_COLLECTION_INDEX_VERSION_H_
