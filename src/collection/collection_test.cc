@@ -406,6 +406,7 @@ TEST(Collection, ConcurrentReadersAndWritersWithMerges) {
   EXPECT_EQ(failures.load(), 0);
   ASSERT_TRUE(c.WaitForMerge().ok());
   EXPECT_EQ(c.Count(), 30u * 40u);
+  EXPECT_GE(c.Stats().merges, 2u);  // the threshold build and at least one background merge
 }
 
 }  // namespace
