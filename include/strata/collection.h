@@ -197,7 +197,11 @@ class Collection {
   // per id, an empty string meaning no payload). Atomic. InvalidArgument for
   // an empty batch, a size mismatch, NaN/Inf, a zero vector under cosine, a
   // value out of range for an integer element type, duplicate ids in one
-  // batch, or an oversized payload or batch; nothing is written then.
+  // batch, or an oversized payload or batch; nothing is written then. OK
+  // means durable (per `durability`) and visible. If this write crosses the
+  // flat threshold and the first index build fails, the write still
+  // returns OK (it is durable); the collection stays exact-scan, the build
+  // error is returned by WaitForMerge, and the next write retries it.
   Status Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
                 std::span<const std::string> payloads = {});
   Status Upsert(VectorId id, std::span<const float> vector, std::string_view payload = {});

@@ -224,7 +224,10 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
   if (first_build) {
     // Seed 002: the write that crosses the threshold trains and builds the
     // first SSD index before it returns.
-    return m.RunMerge(0, /*first_only=*/true);
+    // The write itself is durable and visible already: a failed build does
+    // not un-acknowledge it. The collection stays in the flat phase, the
+    // error is kept for Merge/WaitForMerge, and the next write retries.
+    (void)m.RunMerge(0, /*first_only=*/true);
   }
   return Status::OK();
 }

@@ -5,6 +5,7 @@
 // rename over the destination (atomic on POSIX filesystems), fsync the
 // directory so the rename itself survives a crash. A reader of `path` thus
 // sees the old file or the complete new one, never a prefix.
+#include "io/fault_injection.h"
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -124,6 +125,11 @@ Status AtomicFileWriter::Fail(Status status) {
 
 Status AtomicFileWriter::WriteChunk(const std::byte* data, std::size_t length) {
   while (true) {
+    if (io::ShouldInjectFault(io::FaultPoint::kWrite)) {
+      return Fail(Status::FromErrno(
+          fmt::format("write of {} bytes at offset {} of {}", length, file_offset_, temp_path_),
+          EIO));
+    }
     const ssize_t n = ::pwrite(fd_, data, length, static_cast<off_t>(file_offset_));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
@@ -174,10 +180,16 @@ Status AtomicFileWriter::Commit() {
   if (file_offset_ != logical_size_ && ::ftruncate(fd_, static_cast<off_t>(logical_size_)) != 0) {
     return Fail(Status::FromErrno(fmt::format("truncate {}", temp_path_), errno));
   }
+  if (io::ShouldInjectFault(io::FaultPoint::kFsync)) {
+    return Fail(Status::FromErrno(fmt::format("fsync {}", temp_path_), EIO));
+  }
   if (::fsync(fd_) != 0) return Fail(Status::FromErrno(fmt::format("fsync {}", temp_path_), errno));
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0 && errno != EINTR) {
     return Fail(Status::FromErrno(fmt::format("close {}", temp_path_), errno));
+  }
+  if (io::ShouldInjectFault(io::FaultPoint::kRename)) {
+    return Fail(Status::FromErrno(fmt::format("rename {} to {}", temp_path_, path_), EIO));
   }
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     return Fail(Status::FromErrno(fmt::format("rename {} to {}", temp_path_, path_), errno));
