@@ -173,6 +173,7 @@ struct CollectionStats {
   double last_merge_seconds = 0;
   double first_build_seconds = 0;   // the threshold write's build, when in this open
   std::uint64_t ram_bytes = 0;      // index RAM + pending vectors + maps
+  std::uint64_t pending_ram_bytes = 0;  // the pending vectors' RAM (bounded by memory_budget_bytes)
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write
   std::string index_description;    // Index::Describe() of the current version

@@ -310,7 +310,8 @@ CollectionStats Collection::Stats() const {
   }
   const std::uint64_t indexed_live = s.indexed - s.deleted;
   s.pending = s.live > indexed_live ? s.live - indexed_live : 0;
-  s.ram_bytes += snap.state->pending->memory_bytes();
+  s.pending_ram_bytes = snap.state->pending->memory_bytes();
+  s.ram_bytes += s.pending_ram_bytes;
   s.merges = m.merges_done.load();
   s.merging = m.merging.load();
   s.last_merge_seconds = m.last_merge_seconds.load();

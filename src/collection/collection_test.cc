@@ -409,5 +409,28 @@ TEST(Collection, ConcurrentReadersAndWritersWithMerges) {
   EXPECT_GE(c.Stats().merges, 2u);  // the threshold build and at least one background merge
 }
 
+TEST(Collection, MemoryBudgetBoundsThePendingVectors) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.background_merge = true;
+  o.merge_pending_count = 1000000;  // only the budget triggers merges
+  o.memory_budget_bytes = 1u << 20;
+  auto c = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(9);
+  Model model;
+  VectorId next = 0;
+  for (int b = 0; b < 40; ++b) {
+    std::vector<VectorId> ids;
+    for (int i = 0; i < 500; ++i) ids.push_back(next++);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+    EXPECT_LE((*c)->Stats().pending_ram_bytes, o.memory_budget_bytes) << "batch " << b;
+  }
+  ASSERT_TRUE((*c)->WaitForMerge().ok());
+  EXPECT_GE((*c)->Stats().merges, 2u);
+  EXPECT_GE(Recall(**c, model, rng, 30), 0.9);
+  ExpectStoredExactly(**c, model);
+}
+
 }  // namespace
 }  // namespace strata

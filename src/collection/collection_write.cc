@@ -166,11 +166,16 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
     std::unique_lock<std::mutex> lock(m.write_mu);
     // Memory budget: wait for a merge to drain the pending vectors.
     while (m.options.memory_budget_bytes > 0 && m.current().version &&
-           m.current().pending->memory_bytes() + n * dim * sizeof(float) >
-               m.options.memory_budget_bytes &&
+           m.current().pending->MemoryBytesWith(n) > m.options.memory_budget_bytes &&
            !m.pending_pos.empty() && m.options.background_merge) {
+      m.last_merge_error = Status::OK();
       m.RequestMerge();
       m.merge_done_cv.wait(lock);
+      if (!m.last_merge_error.ok()) {
+        return Status::Busy("upsert: the pending vectors fill the memory budget and the merge "
+                            "that would drain them failed: " +
+                            std::string(m.last_merge_error.message()));
+      }
     }
     const std::uint64_t seq = m.last_seq + 1;
     const CollectionState& cur = m.current();

@@ -71,8 +71,8 @@ const float* PendingSet::vector(std::uint32_t pos) const {
          static_cast<std::size_t>(pos % kChunkEntries) * dim_;
 }
 
-std::size_t PendingSet::memory_bytes() const {
-  const std::size_t chunks = (size() + kChunkEntries - 1) / kChunkEntries;
+std::size_t PendingSet::MemoryBytesWith(std::uint64_t more) const {
+  const std::size_t chunks = (size() + more + kChunkEntries - 1) / kChunkEntries;
   return chunks * (sizeof(Chunk) + sizeof(float) * kChunkEntries * dim_) +
          sizeof(Chunk*) * kMaxChunks;
 }

@@ -56,7 +56,9 @@ class PendingSet {
   const float* vector(std::uint32_t pos) const;
   std::uint32_t dim() const { return dim_; }
   // Bytes held (vectors and per-entry state of allocated chunks).
-  std::size_t memory_bytes() const;
+  std::size_t memory_bytes() const { return MemoryBytesWith(0); }
+  // Bytes held after `more` further appends.
+  std::size_t MemoryBytesWith(std::uint64_t more) const;
 
   static constexpr std::uint32_t kChunkEntries = 1024;
   static constexpr std::uint32_t kMaxChunks = 1u << 16;  // 64M entries
