@@ -109,13 +109,24 @@ struct CollectionOptions {
   // The first build trains the quantizer on a random sample of at most this
   // many bytes of vectors (seed 002: 128 MiB).
   std::uint64_t train_sample_bytes = 128ull << 20;
-  // Merge policy: a background merge starts when the pending list holds this
-  // many vectors or this many bytes (0 = no byte limit).
+  // Merge policy: a background merge starts when the pending list holds
+  // max(merge_pending_count, merge_pending_ratio * indexed vectors) vectors,
+  // or merge_pending_bytes bytes (0 = no byte limit), or when the index's
+  // dead slots reach that many. Each merge writes a whole new version, so
+  // its cost grows with the collection: a ratio keeps the total work of a
+  // live build proportional to its size (with ratio r, about 1/r versions'
+  // worth of writing in all) where a fixed count makes it quadratic.
   std::uint64_t merge_pending_count = 16384;
+  double merge_pending_ratio = 0.1;
   std::uint64_t merge_pending_bytes = 0;
   // Run merges on a background thread; when false, merges happen only when
   // Merge() is called (the threshold's first build still happens).
   bool background_merge = true;
+  // Graph merges update the existing graph (FreshDiskANN's StreamingMerge:
+  // deleted nodes spliced out through RobustPrune, new vectors inserted by
+  // greedy search, the PQ codebook reused) instead of rebuilding it; a
+  // merge with more than half of the index dead rebuilds anyway.
+  bool streaming_merge = true;
   unsigned merge_threads = 1;
   // Memory budget for what the collection holds in RAM besides the index's
   // codes and MemGraph: the pending vectors and the node cache (0 = none).
@@ -169,6 +180,7 @@ struct CollectionStats {
   std::uint64_t deleted = 0;        // dead slots in the current version (tombstones)
   std::uint64_t index_version = 0;  // 0 = no SSD index yet (flat phase)
   std::uint64_t merges = 0;         // merges done since open
+  std::uint64_t streaming_merges = 0;  // ... of which updated the graph in place of a rebuild
   bool merging = false;             // a merge is running now
   double last_merge_seconds = 0;
   double first_build_seconds = 0;   // the threshold write's build, when in this open

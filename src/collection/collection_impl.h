@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collection/index_version.h"
+#include "collection/pending_graph.h"
 #include "collection/pending_set.h"
 #include "strata/collection.h"
 
@@ -31,7 +32,12 @@ namespace strata {
 struct CollectionState {
   std::shared_ptr<collection::IndexVersion> version;  // null: flat phase
   std::shared_ptr<collection::PendingSet> pending;
+  // FreshDiskANN's TempIndex: an in-RAM graph over the pending entries,
+  // caught up by the indexer thread; searches walk it and scan the rest.
+  std::shared_ptr<collection::PendingGraph> pending_graph;
 };
+// A state's pending set and graph over it.
+Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state);
 
 struct CollectionSnapshot {
   std::shared_ptr<const CollectionState> state;
@@ -82,17 +88,20 @@ struct Collection::Impl {
   std::mutex merge_mu;  // one merge at a time
   std::atomic<bool> merging{false};
   std::atomic<std::uint64_t> merges_done{0};
+  std::atomic<std::uint64_t> streaming_merges{0};
   std::atomic<double> last_merge_seconds{0};
   std::atomic<double> first_build_seconds{0};
   Status last_merge_error;  // guarded by write_mu
 
   // ---- background threads ----
   std::mutex bg_mu;
-  std::condition_variable bg_cv;
+  std::condition_variable bg_cv;       // merge and sync threads
+  std::condition_variable indexer_cv;  // the pending-graph indexer
   bool stopping = false;       // guarded by bg_mu
   bool merge_wanted = false;   // guarded by bg_mu
   std::thread merge_thread;
   std::thread sync_thread;
+  std::thread indexer_thread;
   bool closed = false;
 
   CollectionSnapshot Snapshot() const {
@@ -118,6 +127,8 @@ struct Collection::Impl {
   void RequestMerge();
   void MergeLoop();
   void SyncLoop();
+  void IndexerLoop();
+  void WakeIndexer();
   bool MergeDue() const;  // with write_mu held
   std::string IndexRoot() const { return dir + "/index"; }
   std::string VersionDir(std::uint64_t v) const;

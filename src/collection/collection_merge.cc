@@ -19,6 +19,7 @@
 #include "base/timer.h"
 #include "collection/collection_impl.h"
 #include "collection/store_keys.h"
+#include "index/graph_index_merge.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -84,6 +85,13 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   std::uint64_t next_version = 0;
   const rocksdb::Snapshot* db_snapshot = nullptr;
   const bool first = !current().version;
+  // What the merge starts from, captured at the snapshot: the state (kept
+  // alive for the whole merge), the old version's rows dead at the snapshot
+  // and the pending entries live at it.
+  std::shared_ptr<const CollectionState> base_state;
+  std::vector<std::uint8_t> dead_rows;
+  std::vector<std::uint32_t> pending_live;
+  bool streaming = false;
   {
     std::lock_guard<std::mutex> lock(write_mu);
     const CollectionState& cur = current();
@@ -91,8 +99,23 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     if (pending_pos.empty() && !dead) return Status::OK();
     if (first_only && cur.version) return Status::OK();
     snap_seq = last_seq;
-    db_snapshot = db->GetSnapshot();
     next_version = (cur.version ? cur.version->number() : 0) + 1;
+    base_state = state;
+    // StreamingMerge pays off while most of the graph survives (at half
+    // deleted it costs about a rebuild: graph/streaming_merge.h notes).
+    streaming = options.streaming_merge && stored.index_type == "graph" && cur.version &&
+                cur.version->dead_count() * 2 <= cur.version->size();
+    if (streaming) {
+      const IndexVersion& v = *cur.version;
+      dead_rows.resize(v.size());
+      for (std::uint64_t r = 0; r < v.size(); ++r) dead_rows[r] = v.LiveAt(r, snap_seq) ? 0 : 1;
+      const PendingSet& p = *cur.pending;
+      for (std::uint32_t pos = 0; pos < p.size(); ++pos) {
+        if (p.insert_seq(pos) <= snap_seq && p.dead_seq(pos) > snap_seq) pending_live.push_back(pos);
+      }
+    } else {
+      db_snapshot = db->GetSnapshot();
+    }
     merging = true;
   }
   // Version numbers only grow: after a version-less state (everything
@@ -121,14 +144,40 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
 
   // ---- build the new version from the snapshot (no lock held) ----
   std::vector<VectorId> ids;
-  {
+  std::shared_ptr<IndexVersion> next;
+  if (streaming) {
+    const IndexVersion& old = *base_state->version;
+    const PendingSet& p = *base_state->pending;
+    for (std::uint64_t r = 0; r < old.size(); ++r) {
+      if (!dead_rows[r]) ids.push_back(old.user_id(r));
+    }
+    std::vector<float> new_rows(pending_live.size() * stored.dim);
+    for (std::size_t i = 0; i < pending_live.size(); ++i) {
+      std::copy_n(p.vector(pending_live[i]), stored.dim, new_rows.data() + i * stored.dim);
+      ids.push_back(p.id(pending_live[i]));
+    }
+    if (!ids.empty()) {
+      std::error_code ec;
+      fs::remove_all(vdir, ec);
+      GraphBuildOptions o = stored.graph;
+      o.threads = threads;
+      auto r = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o);
+      if (!r.ok()) return fail(r.status());
+      Status st = collection::WriteSlotsFile(vdir, ids);
+      if (st.ok()) st = SyncDirectory(IndexRoot());
+      if (!st.ok()) return fail(st);
+      auto loaded = IndexVersion::Load(next_version, vdir, options.open);
+      if (!loaded.ok()) return fail(loaded.status());
+      next = std::move(*loaded);
+    }
+    ids.clear();  // handled
+  } else {
     std::error_code ec;
     fs::remove_all(vdir, ec);
     Status st = WriteSnapshotBase(*this, db_snapshot, base, &ids);
     db->ReleaseSnapshot(db_snapshot);
     if (!st.ok()) return fail(st);
   }
-  std::shared_ptr<IndexVersion> next;
   if (!ids.empty()) {
     Status st;
     if (stored.index_type == "ivf") {
@@ -165,12 +214,10 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   const CollectionState& cur = current();
   auto state = std::make_shared<CollectionState>();
   state->version = next;
-  auto pending = PendingSet::Create(stored.dim, stored.metric);
-  if (!pending.ok()) {
+  if (Status made = MakePending(stored.dim, stored.metric, state.get()); !made.ok()) {
     lock.unlock();
-    return fail(pending.status());
+    return fail(made);
   }
-  state->pending = std::move(*pending);
   std::unordered_map<VectorId, std::uint32_t> next_pos;
   rocksdb::WriteBatch batch;
   for (const auto& [id, pos] : pending_pos) {
@@ -222,6 +269,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   merging = false;
   last_merge_error = Status::OK();
   merges_done++;
+  if (streaming) streaming_merges++;
   last_merge_seconds = timer.ElapsedSeconds();
   if (first) first_build_seconds = last_merge_seconds.load();
   merge_done_cv.notify_all();

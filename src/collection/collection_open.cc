@@ -185,8 +185,7 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
     STRATA_ASSIGN_OR_RETURN(state->version,
                             IndexVersion::Load(version_number, current_dir, open));
   }
-  STRATA_ASSIGN_OR_RETURN(auto pending, PendingSet::Create(st.dim, st.metric));
-  state->pending = std::move(pending);
+  STRATA_RETURN_IF_ERROR(MakePending(st.dim, st.metric, state.get()));
 
   // ---- tombstones ----
   {
@@ -234,6 +233,7 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
     p->sync_thread = std::thread([p] { p->SyncLoop(); });
   }
   if (options.background_merge) p->merge_thread = std::thread([p] { p->MergeLoop(); });
+  p->indexer_thread = std::thread([p] { p->IndexerLoop(); });
   std::unique_ptr<Collection> c(new Collection(std::move(impl)));
   // A crash may have interrupted the first build, or left a merge due.
   if (!c->impl_->current().version && c->impl_->live >= options.flat_threshold) {
@@ -245,10 +245,45 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   return c;
 }
 
+Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state) {
+  STRATA_ASSIGN_OR_RETURN(auto pending, PendingSet::Create(dim, metric));
+  state->pending = std::move(pending);
+  STRATA_ASSIGN_OR_RETURN(auto graph, collection::PendingGraph::Create(
+                                          state->pending.get(), metric, {}));
+  state->pending_graph = std::move(graph);
+  return Status::OK();
+}
+
+void Collection::Impl::WakeIndexer() { indexer_cv.notify_one(); }
+
+void Collection::Impl::IndexerLoop() {
+  // Keeps the pending graph caught up with the pending set, in steps, so a
+  // search scans exactly only the few entries written since the last step.
+  constexpr std::uint32_t kStep = 256;
+  std::unique_lock<std::mutex> lock(bg_mu);
+  while (!stopping) {
+    indexer_cv.wait_for(lock, std::chrono::milliseconds(20));
+    if (stopping) break;
+    lock.unlock();
+    while (true) {
+      const CollectionSnapshot snap = Snapshot();
+      if (!snap.state) break;
+      const std::uint32_t size = snap.state->pending->size();
+      const std::uint32_t done = snap.state->pending_graph->indexed();
+      if (size <= done) break;
+      if (!snap.state->pending_graph->CatchUp(std::min(size, done + kStep)).ok()) break;
+      std::lock_guard<std::mutex> stop_check(bg_mu);
+      if (stopping) break;
+    }
+    lock.lock();
+  }
+}
+
 void Collection::Impl::SyncLoop() {
   std::unique_lock<std::mutex> lock(bg_mu);
   while (!stopping) {
-    bg_cv.wait_for(lock, std::chrono::milliseconds(options.sync_interval_ms));
+    bg_cv.wait_for(lock, std::chrono::milliseconds(options.sync_interval_ms),
+                   [this] { return stopping; });
     if (stopping) break;
     lock.unlock();
     (void)db->SyncWAL();  // a failure shows at the next Flush/Close
@@ -264,8 +299,10 @@ Status Collection::Close() {
     m.stopping = true;
   }
   m.bg_cv.notify_all();
+  m.indexer_cv.notify_all();
   if (m.merge_thread.joinable()) m.merge_thread.join();
   if (m.sync_thread.joinable()) m.sync_thread.join();
+  if (m.indexer_thread.joinable()) m.indexer_thread.join();
   Status st = FromRocks(m.db->SyncWAL(), "collection: syncing the log");
   // Memtable to SST files, so the next open replays no log.
   if (st.ok()) st = FromRocks(m.db->Flush(rocksdb::FlushOptions()), "collection: flushing");
@@ -313,6 +350,7 @@ CollectionStats Collection::Stats() const {
   s.pending_ram_bytes = snap.state->pending->memory_bytes();
   s.ram_bytes += s.pending_ram_bytes;
   s.merges = m.merges_done.load();
+  s.streaming_merges = m.streaming_merges.load();
   s.merging = m.merging.load();
   s.last_merge_seconds = m.last_merge_seconds.load();
   s.first_build_seconds = m.first_build_seconds.load();

@@ -50,6 +50,9 @@ Status CollectionOptions::Validate() const {
   if (merge_pending_count == 0) {
     return Status::InvalidArgument("merge_pending_count must be at least 1");
   }
+  if (!(merge_pending_ratio >= 0.0 && merge_pending_ratio <= 100.0)) {
+    return Status::InvalidArgument("merge_pending_ratio must be in [0, 100]");
+  }
   if (durability == Durability::kAsync && sync_interval_ms == 0) {
     return Status::InvalidArgument("sync_interval_ms must be at least 1 for async durability");
   }

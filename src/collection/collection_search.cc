@@ -69,8 +69,14 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
       STRATA_RETURN_IF_ERROR(ExactDistances(m, snap.seq, query, &hits));
     }
   }
+  // Pending entries: the graphed prefix by a walk of the pending graph, the
+  // rest by an exact scan.
   std::vector<Hit> pending;
-  snap.state->pending->Scan(query.data(), snap.seq, k, &pending);
+  const std::uint32_t pending_L = std::max<std::uint32_t>(params.index.list_size, 64);
+  const std::uint32_t walked =
+      snap.state->pending_graph->Search(query.data(), snap.seq, k, pending_L, &pending);
+  hits.insert(hits.end(), pending.begin(), pending.end());
+  snap.state->pending->Scan(query.data(), snap.seq, k, &pending, walked);
   hits.insert(hits.end(), pending.begin(), pending.end());
   std::sort(hits.begin(), hits.end());
   if (hits.size() > k) hits.resize(k);

@@ -103,7 +103,10 @@ bool Collection::Impl::MergeDue() const {
   const std::uint64_t pending = pending_pos.size();
   const std::uint64_t dead = s.version->dead_count();
   if (pending + dead == 0) return false;
-  if (pending >= options.merge_pending_count || dead >= options.merge_pending_count) return true;
+  const auto by_ratio =
+      static_cast<std::uint64_t>(options.merge_pending_ratio * static_cast<double>(s.version->size()));
+  const std::uint64_t due = std::max(options.merge_pending_count, by_ratio);
+  if (pending >= due || dead >= due) return true;
   const std::uint64_t bytes = pending * vector_bytes;
   return options.merge_pending_bytes > 0 && bytes >= options.merge_pending_bytes;
 }
@@ -223,6 +226,7 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
     }
     m.live += added;
     m.Publish(nullptr, seq);
+    m.WakeIndexer();
     first_build = !cur.version && m.live >= m.options.flat_threshold;
     if (!first_build && m.MergeDue()) m.RequestMerge();
   }

@@ -215,8 +215,8 @@ void PendingGraph::Prune(std::uint32_t node, std::vector<Neighbor>* pool, Scratc
     }
     s->local_pool[r] = {static_cast<graph::NodeId>(r), p[r].distance};
   }
-  auto view = graph::VectorView::Create(std::span<const float>(s->rows.data(), m * dim_), dim_,
-                                        metric_);
+  auto view =
+      graph::VectorView::Create(std::span<const float>(s->rows.data(), m * dim_), dim_, metric_);
   if (!view.ok()) {
     // Unreachable for a metric Create accepted; keep the nearest R rather
     // than leave the node unlinked.
@@ -224,8 +224,7 @@ void PendingGraph::Prune(std::uint32_t node, std::vector<Neighbor>* pool, Scratc
     return;
   }
   // The pruned node is not among the local rows: any id >= m stands for it.
-  graph::RobustPrune(graph::kInvalidNode, &s->local_pool, params, *view, &s->prune,
-                     &s->local_out);
+  graph::RobustPrune(graph::kInvalidNode, &s->local_pool, params, *view, &s->prune, &s->local_out);
   out->reserve(s->local_out.size());
   for (const graph::NodeId r : s->local_out) out->push_back(p[r].id);
 }
@@ -275,8 +274,30 @@ std::uint32_t PendingGraph::Search(const float* query, std::uint64_t snapshot, s
                                    std::uint32_t L,
                                    std::vector<std::pair<float, VectorId>>* out) const {
   out->clear();
-  const std::uint32_t bound = indexed();
+  std::uint32_t bound = indexed();
   if (k == 0 || bound == 0) return bound;
+  // The write path appends in write order, so the entries inserted by
+  // `snapshot` are a prefix; an older snapshot walks only that prefix instead
+  // of filtering out nearly everything the walk finds (its recall would
+  // collapse). The result stays exact-complementary whatever the order: the
+  // caller scans from the returned bound.
+  if (set_->insert_seq(bound - 1) > snapshot) {
+    std::uint32_t lo = 0, hi = bound - 1;  // first position not yet inserted at snapshot
+    while (lo < hi) {
+      const std::uint32_t mid = lo + (hi - lo) / 2;
+      if (set_->insert_seq(mid) <= snapshot) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    // A short prefix is left to the caller's exact scan, which skips the
+    // invisible entries before computing distances: it costs about as much as
+    // a walk there and, unlike one, cannot miss an entry whose edges were
+    // pruned in favour of later ones (the prefix's induced graph).
+    bound = lo < kMinWalkPrefix ? 0 : lo;
+    if (bound == 0) return 0;
+  }
   const std::size_t list = std::max<std::size_t>(L == 0 ? o_.L : L, k);
   Scratch* s = ThreadScratch();
   Walk(query, bound, static_cast<std::uint32_t>(std::min<std::size_t>(list, 1u << 20)),

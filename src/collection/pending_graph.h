@@ -50,10 +50,10 @@ namespace strata::collection {
 class PendingGraph {
  public:
   struct Options {
-    std::uint32_t R = 32;    // out-degree bound after a prune, >= 1
-    std::uint32_t L = 64;    // insertion search list size, >= 1
-    float alpha = 1.2f;      // RobustPrune occlusion factor, >= 1
-    float slack = 1.3f;      // list capacity = floor(slack * R) (>= R) before a re-prune; >= 1
+    std::uint32_t R = 32;  // out-degree bound after a prune, >= 1
+    std::uint32_t L = 64;  // insertion search list size, >= 1
+    float alpha = 1.2f;    // RobustPrune occlusion factor, >= 1
+    float slack = 1.3f;    // list capacity = floor(slack * R) (>= R) before a re-prune; >= 1
     // InvalidArgument on a value out of range.
     Status Validate() const;
   };
@@ -86,8 +86,13 @@ class PendingGraph {
   // id) ascending by distance to *out (cleared first); fewer than k when the
   // final list holds fewer live entries. `query` is dim() floats.
   // Returns n, the number of entries searched: every result is at a position
-  // < n, and the caller must scan exactly [n, set->size()) beside it (n is
-  // loaded once at the start, so it may exceed an indexed() read earlier).
+  // < n, and the caller must scan exactly [n, set->size()) beside it. n is
+  // indexed() loaded once at the start (so it may exceed an indexed() read
+  // earlier), cut to the prefix of entries inserted by `snapshot` when the
+  // newest graphed one is not (the set is appended in write order; an old
+  // snapshot then walks the graph of that prefix instead of filtering), and
+  // 0 (nothing searched, all left to the exact scan) when that prefix is
+  // shorter than kMinWalkPrefix.
   // Thread-safe against CatchUp and other searches.
   std::uint32_t Search(const float* query, std::uint64_t snapshot, std::size_t k, std::uint32_t L,
                        std::vector<std::pair<float, VectorId>>* out) const;
@@ -103,6 +108,8 @@ class PendingGraph {
   std::uint32_t capacity_per_node() const { return capacity_; }
 
   static constexpr std::uint32_t kChunkNodes = 1024;
+  // Shortest snapshot prefix walked; see Search.
+  static constexpr std::uint32_t kMinWalkPrefix = 2048;
   static constexpr std::uint32_t kMaxChunks = PendingSet::kMaxChunks;
 
  private:

@@ -78,13 +78,13 @@ std::size_t PendingSet::MemoryBytesWith(std::uint64_t more) const {
 }
 
 void PendingSet::Scan(const float* query, std::uint64_t snapshot, std::size_t k,
-                      std::vector<std::pair<float, VectorId>>* out) const {
+                      std::vector<std::pair<float, VectorId>>* out, std::uint32_t from) const {
   out->clear();
   if (k == 0) return;
   const std::uint32_t n = size();
   // A bounded max-heap of the k nearest.
   auto& heap = *out;
-  for (std::uint32_t pos = 0; pos < n; ++pos) {
+  for (std::uint32_t pos = from; pos < n; ++pos) {
     const Chunk* chunk = chunks_[pos / kChunkEntries];
     const std::uint32_t i = pos % kChunkEntries;
     if (chunk->inserted[i] > snapshot) continue;

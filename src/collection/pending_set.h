@@ -44,10 +44,10 @@ class PendingSet {
   // Marks entry `pos` dead as of write `seq`.
   void MarkDead(std::uint32_t pos, std::uint64_t seq);
 
-  // The up to `k` nearest entries live at snapshot `snapshot`, ascending by
-  // distance: (distance, id).
+  // The up to `k` nearest entries at positions >= `from` live at snapshot
+  // `snapshot`, ascending by distance: (distance, id).
   void Scan(const float* query, std::uint64_t snapshot, std::size_t k,
-            std::vector<std::pair<float, VectorId>>* out) const;
+            std::vector<std::pair<float, VectorId>>* out, std::uint32_t from = 0) const;
 
   std::uint32_t size() const { return size_.load(std::memory_order_acquire); }
   VectorId id(std::uint32_t pos) const;

@@ -54,10 +54,8 @@ Result<VamanaGraph> VamanaGraph::FromParts(FlatAdjacency adjacency, NodeId entry
   return g;
 }
 
-namespace {
-
 // Per-thread buffers and counters; reused across every node a thread inserts.
-struct Worker {
+struct VamanaInserter::Worker {
   Worker(const VectorView& v, const FlatAdjacency& g, SpinLock* locks) : searcher(v, g, locks) {}
   GraphSearcher searcher;
   std::vector<Neighbor> pool;
@@ -72,13 +70,16 @@ struct Worker {
   std::uint64_t cleanup_prunes = 0;
 };
 
+namespace {
+
 bool SameList(std::span<const NodeId> a, const std::vector<NodeId>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
-// Checks values before building: a NaN would silently poison every
-// comparison involving its row. Returns the lowest offending row.
-Status CheckRows(const VectorView& v, Metric metric, std::uint32_t threads) {
+}  // namespace
+
+Status CheckRowValues(const VectorView& v, Metric metric, std::uint32_t threads,
+                      const std::function<std::string(std::uint64_t row)>& row_name) {
   std::atomic<std::uint64_t> bad_nonfinite{std::numeric_limits<std::uint64_t>::max()};
   std::atomic<std::uint64_t> bad_norm{std::numeric_limits<std::uint64_t>::max()};
   auto atomic_min = [](std::atomic<std::uint64_t>& a, std::uint64_t x) {
@@ -103,68 +104,45 @@ Status CheckRows(const VectorView& v, Metric metric, std::uint32_t threads) {
     }
   });
   if (bad_nonfinite.load() != std::numeric_limits<std::uint64_t>::max()) {
-    return Status::InvalidArgument("BuildVamana: row " + std::to_string(bad_nonfinite.load()) +
+    return Status::InvalidArgument(row_name(bad_nonfinite.load()) +
                                    " has a NaN or infinite value");
   }
   if (bad_norm.load() != std::numeric_limits<std::uint64_t>::max()) {
-    return Status::InvalidArgument("BuildVamana: row " + std::to_string(bad_norm.load()) +
+    return Status::InvalidArgument(row_name(bad_norm.load()) +
                                    " is not unit-norm; normalise rows before a cosine build");
   }
   return Status::OK();
 }
 
-}  // namespace
-
-// The build state shared by all threads. Declared a friend of VamanaGraph.
-class VamanaBuilder {
- public:
-  VamanaBuilder(const VectorView& v, const VamanaBuildOptions& o, const BuildProgressFn& progress)
-      : v_(v), o_(o), progress_(progress), slack_(o.SlackDegree()) {}
-
-  Result<VamanaGraph> Run(ShardIds ids);
-
- private:
-  PruneParams Params(float alpha) const {
-    return PruneParams{.max_degree = o_.max_degree,
-                       .alpha = alpha,
-                       .max_occlusion_size = o_.max_occlusion_size,
-                       .schedule = o_.alpha_schedule,
-                       .saturate = o_.saturate_graph};
+VamanaInserter::VamanaInserter(const VectorView& vectors, FlatAdjacency* graph,
+                               std::uint32_t search_list_size, std::uint32_t num_threads)
+    : v_(vectors),
+      graph_(*graph),
+      search_list_size_(search_list_size),
+      threads_(std::max<std::uint32_t>(num_threads, 1)),
+      slack_(graph->capacity()),
+      locks_(new SpinLock[graph->size()]) {
+  for (std::uint32_t t = 0; t < threads_; ++t) {
+    workers_.push_back(std::make_unique<Worker>(v_, graph_, locks_.get()));
   }
-  void RunPass(std::uint64_t seed, const PruneParams& params, double p_begin, double p_end);
-  void InsertNode(NodeId p, const PruneParams& params, Worker& w);
-  void AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w);
-  void PruneOverfull(const PruneParams& params);
-  void Report(double fraction);
-
-  const VectorView& v_;
-  const VamanaBuildOptions& o_;
-  const BuildProgressFn& progress_;
-  const std::uint32_t slack_;  // list capacity during the build
-  std::uint32_t threads_ = 1;
-  NodeId entry_ = kInvalidNode;
-  FlatAdjacency graph_;
-  std::unique_ptr<SpinLock[]> locks_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  std::mutex progress_mu_;
-  double last_progress_ = -1.0;  // GUARDED_BY(progress_mu_)
-};
-
-void VamanaBuilder::Report(double fraction) {
-  if (!progress_) return;
-  // try_lock: a thread never waits on another's callback; a skipped report
-  // is superseded by the next one.
-  std::unique_lock<std::mutex> lock(progress_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return;
-  fraction = std::clamp(fraction, 0.0, 1.0);
-  if (fraction <= last_progress_) return;
-  last_progress_ = fraction;
-  progress_(fraction);
 }
 
-void VamanaBuilder::InsertNode(NodeId p, const PruneParams& params, Worker& w) {
-  const NodeId entries[1] = {entry_};
-  w.search_dc += w.searcher.Search(v_.Row(p), entries, o_.search_list_size, &w.pool)
+VamanaInserter::~VamanaInserter() = default;
+
+InsertCounters VamanaInserter::Counters() const {
+  InsertCounters c;
+  for (const auto& w : workers_) {
+    c.search_distance_computations += w->search_dc;
+    c.prune_distance_computations += w->prune_dc;
+    c.reverse_edge_prunes += w->reverse_prunes;
+    c.cleanup_prunes += w->cleanup_prunes;
+  }
+  return c;
+}
+
+void VamanaInserter::InsertNode(NodeId p, NodeId entry, const PruneParams& params, Worker& w) {
+  const NodeId entries[1] = {entry};
+  w.search_dc += w.searcher.Search(v_.Row(p), entries, search_list_size_, &w.pool)
                      .distance_computations;
   // The paper prunes V ∪ N_out(p). In the first pass N(p) holds reverse edges
   // other nodes gave p; in a second pass, p's previous list. Most are already
@@ -196,7 +174,7 @@ void VamanaBuilder::InsertNode(NodeId p, const PruneParams& params, Worker& w) {
   for (const NodeId j : w.pruned) AddReverseEdge(j, p, params, w);
 }
 
-void VamanaBuilder::AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w) {
+void VamanaInserter::AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w) {
   // Retry when another thread rewrote N(j) while we pruned a copy; after two
   // conflicts take our result (DiskANN always does), which at worst loses a
   // concurrent update of one list.
@@ -223,41 +201,28 @@ void VamanaBuilder::AddReverseEdge(NodeId j, NodeId p, const PruneParams& params
   }
 }
 
-void VamanaBuilder::RunPass(std::uint64_t seed, const PruneParams& params, double p_begin,
-                            double p_end) {
-  const NodeId n = v_.size();
-  // Fisher-Yates with our own index draw: std::shuffle's use of the engine is
-  // implementation-defined, which would make graphs differ across standard
-  // libraries for the same seed.
-  std::vector<NodeId> order(n);
-  for (NodeId i = 0; i < n; ++i) order[i] = i;
-  std::mt19937_64 rng(seed);
-  for (std::size_t i = n; i > 1; --i) {
-    const std::size_t k = static_cast<std::size_t>(rng() % i);
-    std::swap(order[i - 1], order[k]);
-  }
+void VamanaInserter::Insert(std::span<const NodeId> order, NodeId entry, const PruneParams& params,
+                            const std::function<void(std::uint64_t done)>& on_done) {
   std::atomic<std::uint64_t> done{0};
-  const std::uint64_t report_every = std::max<std::uint64_t>(1, n / 1000);
-  ParallelForChunks(n, threads_, /*grain=*/16, [&](std::size_t b, std::size_t e, unsigned t) {
-    Worker& w = *workers_[t];
-    for (std::size_t i = b; i < e; ++i) {
-      InsertNode(order[i], params, w);
-      const std::uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (d % report_every == 0) {
-        Report(p_begin + (p_end - p_begin) * static_cast<double>(d) / static_cast<double>(n));
-      }
-    }
-  });
+  ParallelForChunks(order.size(), threads_, /*grain=*/16,
+                    [&](std::size_t b, std::size_t e, unsigned t) {
+                      Worker& w = *workers_[t];
+                      for (std::size_t i = b; i < e; ++i) {
+                        InsertNode(order[i], entry, params, w);
+                        const std::uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+                        if (on_done) on_done(d);
+                      }
+                    });
 }
 
-void VamanaBuilder::PruneOverfull(const PruneParams& params) {
+void VamanaInserter::PruneOverfull(const PruneParams& params) {
   // No other writer runs now, so no locks: each node is pruned by one thread
   // and only its own list is written.
   ParallelFor(
       v_.size(), threads_,
       [&](std::size_t i, unsigned t) {
         const auto p = static_cast<NodeId>(i);
-        if (graph_.Degree(p) <= o_.max_degree) return;
+        if (graph_.Degree(p) <= params.max_degree) return;
         Worker& w = *workers_[t];
         w.rev_pool.clear();
         for (const NodeId x : graph_.Neighbors(p)) w.rev_pool.push_back({x, v_.Distance(p, x)});
@@ -269,13 +234,79 @@ void VamanaBuilder::PruneOverfull(const PruneParams& params) {
       /*grain=*/256);
 }
 
+// The build state shared by all threads. Declared a friend of VamanaGraph.
+class VamanaBuilder {
+ public:
+  VamanaBuilder(const VectorView& v, const VamanaBuildOptions& o, const BuildProgressFn& progress)
+      : v_(v), o_(o), progress_(progress), slack_(o.SlackDegree()) {}
+
+  Result<VamanaGraph> Run(ShardIds ids);
+
+ private:
+  PruneParams Params(float alpha) const {
+    return PruneParams{.max_degree = o_.max_degree,
+                       .alpha = alpha,
+                       .max_occlusion_size = o_.max_occlusion_size,
+                       .schedule = o_.alpha_schedule,
+                       .saturate = o_.saturate_graph};
+  }
+  void RunPass(VamanaInserter& inserter, std::uint64_t seed, const PruneParams& params,
+               double p_begin, double p_end);
+  void Report(double fraction);
+
+  const VectorView& v_;
+  const VamanaBuildOptions& o_;
+  const BuildProgressFn& progress_;
+  const std::uint32_t slack_;  // list capacity during the build
+  std::uint32_t threads_ = 1;
+  NodeId entry_ = kInvalidNode;
+  FlatAdjacency graph_;
+  std::mutex progress_mu_;
+  double last_progress_ = -1.0;  // GUARDED_BY(progress_mu_)
+};
+
+void VamanaBuilder::Report(double fraction) {
+  if (!progress_) return;
+  // try_lock: a thread never waits on another's callback; a skipped report
+  // is superseded by the next one.
+  std::unique_lock<std::mutex> lock(progress_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  if (fraction <= last_progress_) return;
+  last_progress_ = fraction;
+  progress_(fraction);
+}
+
+void VamanaBuilder::RunPass(VamanaInserter& inserter, std::uint64_t seed,
+                            const PruneParams& params, double p_begin, double p_end) {
+  const NodeId n = v_.size();
+  // Fisher-Yates with our own index draw: std::shuffle's use of the engine is
+  // implementation-defined, which would make graphs differ across standard
+  // libraries for the same seed.
+  std::vector<NodeId> order(n);
+  for (NodeId i = 0; i < n; ++i) order[i] = i;
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = n; i > 1; --i) {
+    const std::size_t k = static_cast<std::size_t>(rng() % i);
+    std::swap(order[i - 1], order[k]);
+  }
+  const std::uint64_t report_every = std::max<std::uint64_t>(1, n / 1000);
+  inserter.Insert(order, entry_, params, [&](std::uint64_t d) {
+    if (d % report_every == 0) {
+      Report(p_begin + (p_end - p_begin) * static_cast<double>(d) / static_cast<double>(n));
+    }
+  });
+}
+
 Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
   const Timer total;
   BuildStats stats;
   const NodeId n = v_.size();
   threads_ = o_.num_threads == 0 ? DefaultThreads() : o_.num_threads;
   threads_ = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(threads_, 1, n));
-  STRATA_RETURN_IF_ERROR(CheckRows(v_, o_.metric, threads_));
+  STRATA_RETURN_IF_ERROR(CheckRowValues(v_, o_.metric, threads_, [](std::uint64_t row) {
+    return "BuildVamana: row " + std::to_string(row);
+  }));
 
   Timer phase;
   entry_ = ComputeMedoid(v_, threads_);
@@ -283,10 +314,8 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
   Report(0.0);
 
   STRATA_ASSIGN_OR_RETURN(graph_, FlatAdjacency::Create(n, slack_));
-  locks_.reset(new SpinLock[n]);
-  for (std::uint32_t t = 0; t < threads_; ++t) {
-    workers_.push_back(std::make_unique<Worker>(v_, graph_, locks_.get()));
-  }
+  // Its searchers reference graph_: dropped before graph_ is moved out.
+  auto inserter = std::make_unique<VamanaInserter>(v_, &graph_, o_.search_list_size, threads_);
 
   // 1 pass: prune with alpha (DiskANN). 2 passes: alpha 1 then alpha (the
   // paper: a sparse, RNG-like graph first, long edges added in the second).
@@ -296,14 +325,14 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
   for (std::uint32_t pass = 0; pass < o_.num_passes; ++pass) {
     const bool last = pass + 1 == o_.num_passes;
     const PruneParams params = Params(last ? o_.alpha : 1.0f);
-    RunPass(seeder(), params,
+    RunPass(*inserter, seeder(), params,
             kPassShare * pass / o_.num_passes, kPassShare * (pass + 1) / o_.num_passes);
-    if (!last) PruneOverfull(params);
+    if (!last) inserter->PruneOverfull(params);
   }
   stats.seconds_passes = phase.ElapsedSeconds();
 
   phase.Reset();
-  PruneOverfull(Params(o_.alpha));
+  inserter->PruneOverfull(Params(o_.alpha));
   stats.seconds_cleanup = phase.ElapsedSeconds();
   Report(0.98);
 
@@ -318,14 +347,12 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
   }
   stats.seconds_connect = phase.ElapsedSeconds();
 
-  for (const auto& w : workers_) {
-    stats.search_distance_computations += w->search_dc;
-    stats.prune_distance_computations += w->prune_dc;
-    stats.reverse_edge_prunes += w->reverse_prunes;
-    stats.cleanup_prunes += w->cleanup_prunes;
-  }
-  workers_.clear();  // searchers reference graph_; drop them before moving it
-  locks_.reset();
+  const InsertCounters counters = inserter->Counters();
+  stats.search_distance_computations = counters.search_distance_computations;
+  stats.prune_distance_computations = counters.prune_distance_computations;
+  stats.reverse_edge_prunes = counters.reverse_edge_prunes;
+  stats.cleanup_prunes = counters.cleanup_prunes;
+  inserter.reset();
   // Every list is now <= R: release the slack slots (83 -> 64 words per node at R = 64).
   graph_.ShrinkCapacity(o_.max_degree);
 

@@ -21,7 +21,8 @@
 // into one span, BuildVamana(rows, dim, options, progress, ShardIds{ids}) with
 // the shard's global ids, then merge per global node the union of its shard
 // lists (VamanaGraph::AppendGlobalNeighbors gives them in global ids). The
-// partitioner and the streaming merge belong to the disk-layout modules.
+// partitioner belongs to the disk-layout modules; the graph compute of
+// FreshDiskANN's streaming merge is streaming_merge.h.
 //
 // Pure compute over spans: no file I/O.
 #ifndef STRATA_GRAPH_VAMANA_BUILDER_H_
@@ -30,7 +31,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "graph/adjacency.h"
@@ -39,6 +42,8 @@
 #include "graph/graph_stats.h"
 #include "graph/greedy_search.h"
 #include "graph/neighbor.h"
+#include "graph/robust_prune.h"
+#include "graph/spin_lock.h"
 #include "graph/vector_view.h"
 #include "strata/result.h"
 #include "strata/types.h"
@@ -145,6 +150,74 @@ Result<VamanaGraph> BuildVamana(std::span<const float> rows, std::size_t dim,
 Result<GreedySearchResult> GreedySearch(const VamanaGraph& graph, const VectorView& vectors,
                                         std::span<const float> query, std::uint32_t list_size,
                                         std::uint32_t k);
+
+// ---------------------------------------------------------------------------
+// Building blocks of BuildVamana shared with StreamingMerge (streaming_merge.h),
+// so that a merge inserts, re-prunes and validates exactly as a build does.
+// Internal to the graph module.
+
+// Checks the values of every row of `vectors` before a build: a NaN would
+// silently poison every comparison involving its row. InvalidArgument for the
+// lowest row with a NaN or infinite value, else (kCosine only) for the lowest
+// row with |‖x‖² - 1| > 1e-3; `row_name(i)` names row i in the message (e.g.
+// "BuildVamana: row 7"). Parallel over `num_threads` (0 = all cores).
+Status CheckRowValues(const VectorView& vectors, Metric metric, std::uint32_t num_threads,
+                      const std::function<std::string(std::uint64_t row)>& row_name);
+
+// Work done by a VamanaInserter, summed over its threads.
+struct InsertCounters {
+  std::uint64_t search_distance_computations = 0;
+  std::uint64_t prune_distance_computations = 0;  // incl. scoring lists before re-prunes
+  std::uint64_t reverse_edge_prunes = 0;  // slack lists that overflowed and were re-pruned
+  std::uint64_t cleanup_prunes = 0;       // lists PruneOverfull cut back to R
+};
+
+// The insertion step of the Vamana build over a graph under construction.
+// Inserting node p: greedy search for p's row from the entry point with list
+// size L, N(p) = RobustPrune(p, expanded ∪ N(p)), then for each new neighbour
+// j, p is appended to N(j) while N(j) has a free slot (the graph's capacity
+// above R is the slack); only a full list is re-pruned to R. Parallel over
+// nodes with one spinlock per node, never held during distance computations.
+// The graph and vectors are borrowed and must outlive the inserter; the graph
+// must not be touched by others while Insert or PruneOverfull runs.
+class VamanaInserter {
+ public:
+  // `graph`: one list per row of `vectors` (graph->size() == vectors.size()),
+  // capacity() >= the max_degree of every prune (the extra slots are the
+  // slack). `num_threads` >= 1. Allocates graph->size() locks and per-thread
+  // scratch (may throw std::bad_alloc).
+  VamanaInserter(const VectorView& vectors, FlatAdjacency* graph, std::uint32_t search_list_size,
+                 std::uint32_t num_threads);
+  ~VamanaInserter();
+  VamanaInserter(const VamanaInserter&) = delete;
+  VamanaInserter& operator=(const VamanaInserter&) = delete;
+
+  // Inserts the nodes of `order` (distinct ids < graph size) from `entry`,
+  // taking chunks of 16 in order (one thread = exactly this order, so
+  // deterministic). `on_done(count)`, if set, is called after each insert
+  // with the number done so far, concurrently from the worker threads.
+  void Insert(std::span<const NodeId> order, NodeId entry, const PruneParams& params,
+              const std::function<void(std::uint64_t done)>& on_done = nullptr);
+
+  // Re-prunes every list longer than params.max_degree down to it (the
+  // build's final cleanup; the merge's patch of overflowing lists).
+  void PruneOverfull(const PruneParams& params);
+
+  InsertCounters Counters() const;
+
+ private:
+  struct Worker;
+  void InsertNode(NodeId p, NodeId entry, const PruneParams& params, Worker& w);
+  void AddReverseEdge(NodeId j, NodeId p, const PruneParams& params, Worker& w);
+
+  const VectorView& v_;
+  FlatAdjacency& graph_;
+  const std::uint32_t search_list_size_;
+  const std::uint32_t threads_;
+  const std::uint32_t slack_;  // graph capacity: list length allowed between prunes
+  std::unique_ptr<SpinLock[]> locks_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
 
 }  // namespace strata::graph
 

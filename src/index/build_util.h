@@ -1,11 +1,12 @@
-// Steps every index build shares: loading the base rows, the index
-// directory, cosine normalisation of loaded rows, and writing a float row
-// back in its stored element type.
+// Steps every index build shares: loading the base rows, writing the index
+// directory aside and switching it in, cosine normalisation of loaded rows,
+// and writing a float row back in its stored element type.
 #ifndef STRATA_INDEX_BUILD_UTIL_H_
 #define STRATA_INDEX_BUILD_UTIL_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "strata/dataset.h"
@@ -28,9 +29,35 @@ struct BuildRows {
 // index kind in the message); reader errors pass through.
 Result<BuildRows> LoadBuildRows(const std::string& base_path, const std::string& what);
 
-// Creates `dir` if missing. InvalidArgument if it exists and is not a
-// directory; IOError from mkdir.
-Status MakeIndexDirectory(const std::string& dir);
+// Writes an index aside and switches it into `index_dir` only once it is
+// complete and durable, so that a failed build (bad input found late, an I/O
+// error, a crash) leaves a previous index there untouched.
+//
+// Makes a staging directory `<index_dir>.staging-<pid>-<counter>` beside
+// `index_dir` (same parent: the switch is a rename), calls
+// `write(staging_dir)` to write every file of the index, manifest included,
+// fsyncs those files and the directory, then switches:
+//  - no `index_dir` yet: renames the staging directory to it;
+//  - `index_dir` holds nothing but index files (the manifest, files either
+//    manifest lists, writer temporaries): swaps the two directories in one
+//    step (Linux renameat2 RENAME_EXCHANGE), fsyncs the parent and deletes
+//    the old index;
+//  - otherwise (other files kept there, `index_dir` a mount point, a file
+//    system without RENAME_EXCHANGE): removes the old manifest, renames the
+//    new files in one by one and the manifest last. Files of other names
+//    stay. A crash during these renames leaves no manifest (no index), never
+//    a mixed one; a mount point is staged inside it (`.strata.staging-*`).
+// A symbolic link `index_dir` is followed (the link itself stays). Staging
+// directories of the same `index_dir` left by a crashed build (no live build
+// holds their lock) are removed first. Concurrent builds into one
+// `index_dir`: the last switch wins.
+//
+// InvalidArgument if `index_dir` exists and is not a directory; otherwise
+// write's error or IOError, in both cases with the staging directory removed
+// and `index_dir` untouched (except for an I/O error during the one-by-one
+// renames, after which the directory holds no manifest).
+Status BuildAside(const std::string& index_dir,
+                  const std::function<Status(const std::string& staging_dir)>& write);
 
 // Normalises each of the n rows (dim floats) to unit length in place, for
 // cosine. InvalidArgument naming `path` and the row for a zero vector.

@@ -7,12 +7,39 @@
 #include "format/graph_node_file.h"
 #include "format/manifest.h"
 #include "index/index_files.h"
+#include "kernels/distance.h"
+
+#include <cstring>
 
 namespace strata {
+namespace {
+
+void WidenVector(ElementType type, const std::byte* in, std::size_t dim, float* out) {
+  switch (type) {
+    case ElementType::kFloat32:
+      std::memcpy(out, in, dim * sizeof(float));
+      break;
+    case ElementType::kFloat16:
+      kernels::HalfToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, dim);
+      break;
+    case ElementType::kBFloat16:
+      kernels::BFloat16ToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, dim);
+      break;
+    case ElementType::kUint8:
+      for (std::size_t i = 0; i < dim; ++i) out[i] = reinterpret_cast<const std::uint8_t*>(in)[i];
+      break;
+    case ElementType::kInt8:
+      for (std::size_t i = 0; i < dim; ++i) out[i] = reinterpret_cast<const std::int8_t*>(in)[i];
+      break;
+  }
+}
+
+}  // namespace
 
 Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint64_t rows,
                                               std::uint32_t dim, Metric metric,
-                                              std::uint32_t max_degree) {
+                                              std::uint32_t max_degree,
+                                              std::vector<float>* vectors) {
   STRATA_ASSIGN_OR_RETURN(format::Manifest m, format::ReadManifest(dir));
   if (m.index_type != "graph" || m.num_vectors != rows || m.dim != dim || m.metric != metric) {
     return Status::InvalidArgument(dir + ": not a graph index over the same " +
@@ -37,6 +64,7 @@ Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint6
   AlignedBuffer buffer(chunk * format::kSector);
   std::vector<std::byte> scratch;
   std::vector<graph::NodeId> nbrs;
+  if (vectors != nullptr) vectors->assign(rows * dim, 0.0f);
   const std::uint64_t sectors = l.data_sectors();
   for (std::uint64_t first = 0; first < sectors; first += chunk) {
     const std::uint64_t count = std::min(chunk, sectors - first);
@@ -54,7 +82,15 @@ Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint6
       STRATA_RETURN_IF_ERROR(format::DecodeRecord(
           l, s, loc, data.subspan((loc.sector - 1 - first) * format::kSector), &scratch, &v));
       if (v.external_id == kInvalidVectorId) continue;
+      if (v.external_id >= rows) {
+        return Status::Corruption(dir + ": record row " + std::to_string(v.external_id) +
+                                  " out of range");
+      }
       row_of[s] = static_cast<std::uint32_t>(v.external_id);
+      if (vectors != nullptr) {
+        WidenVector(l.element_type, v.vector.data(), dim,
+                    vectors->data() + static_cast<std::size_t>(v.external_id) * dim);
+      }
       nbrs.clear();
       for (std::uint32_t j = 0; j < v.degree; ++j) {
         nbrs.push_back(static_cast<graph::NodeId>(v.neighbour(j)));  // slots for now

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "graph/vamana_builder.h"
 #include "strata/result.h"
@@ -17,10 +18,13 @@ namespace strata {
 // Reads every record of the graph index in `dir` (sequential reads, 16 MiB at
 // a time) and returns its graph with rows as node ids. InvalidArgument if the
 // index does not hold `rows` x `dim` vectors under `metric` with max degree
-// `max_degree`; Corruption / IOError from the files.
+// `max_degree`; Corruption / IOError from the files. With `vectors`, also
+// returns every row's record vector widened to float32 (rows x dim, as
+// stored: normalised float records under cosine).
 Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint64_t rows,
                                               std::uint32_t dim, Metric metric,
-                                              std::uint32_t max_degree);
+                                              std::uint32_t max_degree,
+                                              std::vector<float>* vectors = nullptr);
 
 }  // namespace strata
 

@@ -1,11 +1,10 @@
 // BuildIvfIndex: base file -> clusters (two-level k-means, fast assignment,
 // members in page groups of nearby vectors or by distance to their centroid)
 // -> Split-RaBitQ codes (RAM prefix blocks + SSD records) and the IRQ coarse
-// quantizer -> records file, RAM blob, manifest (written last, so a directory
-// only looks like an index once every file of it is complete and durable).
+// quantizer -> records file, RAM blob, manifest, written into a staging
+// directory that replaces `index_dir` only once complete (BuildAside).
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -131,80 +130,80 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   // ---- write ----
   phase.Reset();
   report_progress("write", 0.0);
-  STRATA_RETURN_IF_ERROR(MakeIndexDirectory(index_dir));
-  // Drop a previous manifest first: until the new one is written the
-  // directory must not claim to be a (mixed old/new) index.
-  std::remove((index_dir + "/" + format::kManifestName).c_str());
   std::vector<std::uint64_t> sizes(C);
   for (std::size_t c = 0; c < C; ++c) sizes[c] = clustering.size(c);
-  STRATA_ASSIGN_OR_RETURN(
-      std::uint64_t records_bytes,
-      format::WriteIvfRecordsFile(
-          index_dir + "/" + kIvfRecordsFile, packing, sizes,
-          [&](std::uint64_t pos, std::uint8_t* out) {
-            if (rerank == ivf::RerankKind::kRaw) {
-              std::memcpy(out,
-                          values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
-                          record_bytes);
-            } else {
-              std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
-            }
-            if ((pos & 0xFFFF) == 0) report_progress("write", 0.9 * static_cast<double>(pos) / n);
-            return Status::OK();
-          }));
-  format::IvfRamParts parts;
-  quantizer.Serialize(&parts.quantizer);
-  coarse.Serialize(&parts.coarse);
-  parts.centroids = clustering.centroids;
-  parts.cluster_sizes = sizes;
-  parts.ids = clustering.order;
-  parts.ram_blocks = std::move(encoded.ram_blocks);
-  STRATA_ASSIGN_OR_RETURN(std::uint64_t ram_bytes,
-                          format::WriteIvfRamFile(index_dir + "/" + kIvfRamFile, parts));
-  report.index_bytes = records_bytes + ram_bytes;
+  // Every file goes into a staging directory that replaces `index_dir` only
+  // once complete: a failure from here on leaves a previous index intact.
+  auto write_files = [&](const std::string& dir) -> Status {
+    STRATA_ASSIGN_OR_RETURN(
+        std::uint64_t records_bytes,
+        format::WriteIvfRecordsFile(
+            dir + "/" + kIvfRecordsFile, packing, sizes, [&](std::uint64_t pos, std::uint8_t* out) {
+              if (rerank == ivf::RerankKind::kRaw) {
+                std::memcpy(out,
+                            values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
+                            record_bytes);
+              } else {
+                std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
+              }
+              if ((pos & 0xFFFF) == 0) report_progress("write", 0.9 * static_cast<double>(pos) / n);
+              return Status::OK();
+            }));
+    format::IvfRamParts parts;
+    quantizer.Serialize(&parts.quantizer);
+    coarse.Serialize(&parts.coarse);
+    parts.centroids = clustering.centroids;
+    parts.cluster_sizes = sizes;
+    parts.ids = clustering.order;
+    parts.ram_blocks = std::move(encoded.ram_blocks);
+    STRATA_ASSIGN_OR_RETURN(std::uint64_t ram_bytes,
+                            format::WriteIvfRamFile(dir + "/" + kIvfRamFile, parts));
+    report.index_bytes = records_bytes + ram_bytes;
 
-  report.num_vectors = n;
-  report.dim = dim;
-  report.clusters = C;
-  report.prefix_bits = static_cast<std::uint32_t>(quantizer.prefix_dim());
-  report.record_bytes = static_cast<std::uint32_t>(record_bytes);
-  report.records_per_page = packing.records_per_unit();
-  report.ram_bytes_per_vector =
-      static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
-  const std::uint32_t nprobe = DefaultIvfNprobe(C);
-  format::Manifest m;
-  m.index_type = "ivf";
-  m.metric = options.metric;
-  m.element_type = type;
-  m.dim = dim;
-  m.num_vectors = n;
-  m.parameters = {{"clusters", C},
-                  {"prefix_bits", report.prefix_bits},
-                  {"bits", qopt.total_bits},
-                  {"rerank", ivf::RerankKindName(rerank)},
-                  {"coarse", ivf::CoarseKindName(coarse_kind)},
-                  {"page_order", options.page_order},
-                  {"seed", options.seed},
-                  {"record_bytes", record_bytes},
-                  {"records_per_page", packing.records_per_unit()},
-                  {"pages_per_record", packing.pages_per_unit()},
-                  {"default_nprobe", nprobe}};
-  for (const char* name : {kIvfRecordsFile, kIvfRamFile}) {
-    format::ManifestFile f{name, 0, 0};
-    STRATA_RETURN_IF_ERROR(format::ChecksumFile(index_dir + "/" + name, &f.bytes, &f.checksum));
-    m.files.push_back(f);
-  }
-  report.seconds_write = phase.ElapsedSeconds();
-  report.seconds_total = total.ElapsedSeconds();
-  report.peak_rss_bytes = PeakRssBytes();
-  m.build = {{"seconds_total", report.seconds_total},
-             {"seconds_load", report.seconds_load},
-             {"seconds_cluster", report.seconds_cluster},
-             {"seconds_encode", report.seconds_encode},
-             {"seconds_write", report.seconds_write},
-             {"peak_rss_bytes", report.peak_rss_bytes},
-             {"threads", options.threads}};
-  STRATA_RETURN_IF_ERROR(format::WriteManifest(index_dir, m));
+    report.num_vectors = n;
+    report.dim = dim;
+    report.clusters = C;
+    report.prefix_bits = static_cast<std::uint32_t>(quantizer.prefix_dim());
+    report.record_bytes = static_cast<std::uint32_t>(record_bytes);
+    report.records_per_page = packing.records_per_unit();
+    report.ram_bytes_per_vector =
+        static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
+    const std::uint32_t nprobe = DefaultIvfNprobe(C);
+    format::Manifest m;
+    m.index_type = "ivf";
+    m.metric = options.metric;
+    m.element_type = type;
+    m.dim = dim;
+    m.num_vectors = n;
+    m.parameters = {{"clusters", C},
+                    {"prefix_bits", report.prefix_bits},
+                    {"bits", qopt.total_bits},
+                    {"rerank", ivf::RerankKindName(rerank)},
+                    {"coarse", ivf::CoarseKindName(coarse_kind)},
+                    {"page_order", options.page_order},
+                    {"seed", options.seed},
+                    {"record_bytes", record_bytes},
+                    {"records_per_page", packing.records_per_unit()},
+                    {"pages_per_record", packing.pages_per_unit()},
+                    {"default_nprobe", nprobe}};
+    for (const char* name : {kIvfRecordsFile, kIvfRamFile}) {
+      format::ManifestFile f{name, 0, 0};
+      STRATA_RETURN_IF_ERROR(format::ChecksumFile(dir + "/" + name, &f.bytes, &f.checksum));
+      m.files.push_back(f);
+    }
+    report.seconds_write = phase.ElapsedSeconds();
+    report.seconds_total = total.ElapsedSeconds();
+    report.peak_rss_bytes = PeakRssBytes();
+    m.build = {{"seconds_total", report.seconds_total},
+               {"seconds_load", report.seconds_load},
+               {"seconds_cluster", report.seconds_cluster},
+               {"seconds_encode", report.seconds_encode},
+               {"seconds_write", report.seconds_write},
+               {"peak_rss_bytes", report.peak_rss_bytes},
+               {"threads", options.threads}};
+    return format::WriteManifest(dir, m);
+  };
+  STRATA_RETURN_IF_ERROR(BuildAside(index_dir, write_files));
   report_progress("write", 1.0);
   return report;
 }

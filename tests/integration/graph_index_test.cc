@@ -1,9 +1,17 @@
 // End-to-end graph index: build from a file, open, search over O_DIRECT reads,
 // and compare with exact ground truth; reopen, thread counts, corruption and
-// bad input.
+// bad input; rebuilds that fail or replace an index.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +61,63 @@ void ExpectValidDistinct(const GroundTruth& r, std::uint64_t n) {
       ASSERT_TRUE(ids.insert(id).second) << "duplicate id in query " << q;
     }
   }
+}
+
+// Makes every write that would grow a file past `bytes` fail with EFBIG (as
+// a full disk or a quota would), until destroyed: an I/O error in the middle
+// of a build's write phase.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    handler_ = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+    rlimit lim = saved_;
+    lim.rlim_cur = bytes;
+    ok_ = ::setrlimit(RLIMIT_FSIZE, &lim) == 0;
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, handler_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  void (*handler_)(int) = SIG_DFL;
+  bool ok_ = false;
+};
+
+// Sorted names of the entries of `dir`.
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Entries of `dir` named like a build's staging directory.
+std::vector<std::string> StagingLeftovers(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const std::string& name : ListDir(dir)) {
+    if (name.find(".staging-") != std::string::npos) out.push_back(name);
+  }
+  return out;
+}
+
+// Writes a copy of float32 file `from` to `to` (.fbin) with a NaN in row
+// `row`, bypassing the dataset writer (which would refuse it).
+void WriteWithNan(const std::string& from, const std::string& to, std::uint64_t row) {
+  auto m = ReadVectorsAsFloat(from);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  std::span<float> v = m->values<float>();
+  v[row * m->dim() + 1] = std::numeric_limits<float>::quiet_NaN();
+  std::ofstream out(to, std::ios::binary);
+  const std::uint32_t header[2] = {static_cast<std::uint32_t>(m->rows()), m->dim()};
+  out.write(reinterpret_cast<const char*>(header), sizeof(header));
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size_bytes()));
+  ASSERT_TRUE(out.good());
 }
 
 struct Case {
@@ -174,6 +239,130 @@ TEST(GraphIndex, RejectsWrongDimensionAndDetectsCorruption) {
   std::fclose(m);
   EXPECT_TRUE(GraphIndex::Open(dir.File("idx")).status().IsCorruption());
   EXPECT_TRUE(GraphIndex::Open(dir.File("nothing")).status().IsNotFound());
+}
+
+// A build that fails, whether on bad input or on an I/O error after its
+// write phase began, leaves the previous index as it was: same files, same
+// results, no staging directory beside it.
+TEST(GraphIndex, FailedRebuildKeepsThePreviousIndex) {
+  testutil::ScratchDir dir;
+  Dataset d = MakeData(dir, Metric::kL2, ElementType::kFloat32, 3000, 32);
+  const std::string idx = dir.File("idx");
+  ASSERT_TRUE(BuildGraphIndex(d.base, idx, SmallBuild(Metric::kL2)).ok());
+  const std::vector<std::string> files = ListDir(idx);
+  BatchSearchResult before;
+  {
+    auto index = GraphIndex::Open(idx);
+    ASSERT_TRUE(index.ok());
+    before = Search(**index, d.queries, 40, 1);
+  }
+  auto expect_unchanged = [&](const char* what) {
+    EXPECT_EQ(ListDir(idx), files) << what;
+    EXPECT_TRUE(StagingLeftovers(dir.path()).empty()) << what;
+    auto index = GraphIndex::Open(idx, {.verify_checksums = true});
+    ASSERT_TRUE(index.ok()) << what << ": " << index.status().ToString();
+    EXPECT_EQ((*index)->num_vectors(), 3000u) << what;
+    BatchSearchResult after = Search(**index, d.queries, 40, 1);
+    EXPECT_EQ(after.results.ids, before.results.ids) << what;
+    EXPECT_EQ(after.results.distances, before.results.distances) << what;
+  };
+
+  // Twice the vectors: the new node file outgrows the old one, and the file
+  // size limit set at the old one's size fails it part-way.
+  testutil::ScratchDir other;
+  Dataset bigger = MakeData(other, Metric::kL2, ElementType::kFloat32, 6000, 32);
+  const auto old_nodes = std::filesystem::file_size(idx + "/graph.nodes");
+  {
+    FileSizeLimit limit(old_nodes);
+    ASSERT_TRUE(limit.ok());
+    auto r = BuildGraphIndex(bigger.base, idx, SmallBuild(Metric::kL2));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
+  }
+  expect_unchanged("I/O error while writing");
+
+  // A NaN row is found while loading.
+  const std::string nan_base = other.File("nan.fbin");
+  WriteWithNan(bigger.base, nan_base, 4321);
+  auto r = BuildGraphIndex(nan_base, idx, SmallBuild(Metric::kL2));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  expect_unchanged("NaN row");
+}
+
+// A rebuild replaces the index: the new vectors, only the new index's files
+// (or, where other files are kept in the directory, those too), and stale
+// staging directories of a crashed build gone.
+TEST(GraphIndex, RebuildReplacesTheIndex) {
+  testutil::ScratchDir dir;
+  Dataset small = MakeData(dir, Metric::kL2, ElementType::kFloat32, 3000, 32);
+  const std::string idx = dir.File("idx");
+  ASSERT_TRUE(BuildGraphIndex(small.base, idx, SmallBuild(Metric::kL2)).ok());
+  const std::vector<std::string> files = ListDir(idx);
+  EXPECT_EQ(files,
+            (std::vector<std::string>{"entry.bin", "graph.nodes", "manifest.json", "pq.bin"}));
+  // What a crashed build leaves (its pid above any pid_max, so never alive),
+  // and a directory that only looks similar (not ours to remove).
+  const std::string stale = dir.File("idx.staging-4194305-0");
+  const std::string similar = dir.File("idx.staging-keep");
+  ASSERT_TRUE(std::filesystem::create_directory(stale));
+  std::ofstream(stale + "/graph.nodes") << "partial";
+  ASSERT_TRUE(std::filesystem::create_directory(similar));
+
+  testutil::ScratchDir other;
+  Dataset bigger = MakeData(other, Metric::kL2, ElementType::kFloat32, 5000, 32);
+  auto report = BuildGraphIndex(bigger.base, idx, SmallBuild(Metric::kL2));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->num_vectors, 5000u);
+  std::uint64_t bytes = 0;
+  for (const char* f : {"graph.nodes", "pq.bin", "entry.bin"}) {
+    bytes += std::filesystem::file_size(idx + "/" + f);
+  }
+  EXPECT_EQ(report->index_bytes, bytes);
+  EXPECT_EQ(ListDir(idx), files);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(similar));
+  std::filesystem::remove(similar);
+  EXPECT_TRUE(StagingLeftovers(dir.path()).empty());
+  {
+    auto index = GraphIndex::Open(idx, {.verify_checksums = true});
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_EQ((*index)->num_vectors(), 5000u);
+    BatchSearchResult r = Search(**index, bigger.queries, 64, 2);
+    ExpectValidDistinct(r.results, 5000);
+    auto recall = ComputeRecall(r.results, bigger.gt, 10);
+    ASSERT_TRUE(recall.ok());
+    EXPECT_GE(recall->mean_recall, 0.9);
+  }
+
+  // A file of the user's in the directory is kept (the directory is not
+  // swapped out then; the new files are renamed in).
+  std::ofstream(idx + "/notes.txt") << "mine";
+  ASSERT_TRUE(BuildGraphIndex(small.base, idx, SmallBuild(Metric::kL2)).ok());
+  std::vector<std::string> with_notes = files;
+  with_notes.push_back("notes.txt");
+  std::sort(with_notes.begin(), with_notes.end());
+  EXPECT_EQ(ListDir(idx), with_notes);
+  EXPECT_TRUE(StagingLeftovers(dir.path()).empty());
+  auto index = GraphIndex::Open(idx, {.verify_checksums = true});
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->num_vectors(), 3000u);
+
+  // Through a symbolic link: the link stays, its target gets the new index.
+  index->reset();
+  std::filesystem::create_directory_symlink(idx, dir.File("link"));
+  ASSERT_TRUE(BuildGraphIndex(bigger.base, dir.File("link"), SmallBuild(Metric::kL2)).ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.File("link")));
+  EXPECT_TRUE(StagingLeftovers(dir.path()).empty());
+  index = GraphIndex::Open(idx);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->num_vectors(), 5000u);
+
+  // A path that is a file is refused.
+  std::ofstream(dir.File("plain")) << "x";
+  EXPECT_TRUE(BuildGraphIndex(small.base, dir.File("plain"), SmallBuild(Metric::kL2))
+                  .status()
+                  .IsInvalidArgument());
 }
 
 }  // namespace

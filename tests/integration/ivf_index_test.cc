@@ -1,11 +1,14 @@
 // End-to-end IVF index (seed 003): build from a file, open, search every read
 // pipeline over O_DIRECT reads and compare with exact ground truth; pipeline
 // agreement, alpha = 1, each metric, raw re-ranking, split codes, reopen,
-// damaged pages and bad input.
+// damaged pages and bad input; rebuilds that fail or replace an index.
 #include "strata/ivf_index.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "scratch_dir.h"
 #include "synthetic_dataset.h"
@@ -91,6 +95,49 @@ void ExpectValidDistinct(const GroundTruth& r, std::uint64_t n) {
       ASSERT_TRUE(ids.insert(id).second) << "duplicate id in query " << q;
     }
   }
+}
+
+// Makes every write that would grow a file past `bytes` fail with EFBIG (as
+// a full disk or a quota would), until destroyed: an I/O error in the middle
+// of a build's write phase.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    handler_ = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+    rlimit lim = saved_;
+    lim.rlim_cur = bytes;
+    ok_ = ::setrlimit(RLIMIT_FSIZE, &lim) == 0;
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, handler_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  void (*handler_)(int) = SIG_DFL;
+  bool ok_ = false;
+};
+
+// Sorted names of the entries of `dir`.
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Entries of `dir` named like a build's staging directory.
+std::vector<std::string> StagingLeftovers(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const std::string& name : ListDir(dir)) {
+    if (name.find(".staging-") != std::string::npos) out.push_back(name);
+  }
+  return out;
 }
 
 class IvfIndexTest : public ::testing::Test {
@@ -319,6 +366,107 @@ TEST(IvfIndex, BadBuildOptionsAreRejected) {
   EXPECT_EQ(o.Validate().code(), StatusCode::kInvalidArgument);
   testutil::ScratchDir dir;
   EXPECT_FALSE(BuildIvfIndex(dir.File("missing.fbin"), dir.File("idx"), IvfBuildOptions{}).ok());
+}
+
+// A build that fails, on bad input or on an I/O error after its write phase
+// began, leaves the previous index as it was: same files, same results, no
+// staging directory beside it.
+TEST(IvfIndex, FailedRebuildKeepsThePreviousIndex) {
+  testutil::ScratchDir dir;
+  Dataset d = MakeData(dir, Metric::kCosine);
+  const std::string idx = dir.File("idx");
+  ASSERT_TRUE(BuildIvfIndex(d.base, idx, SmallBuild(Metric::kCosine)).ok());
+  const std::vector<std::string> files = ListDir(idx);
+  // Coalesced reads give the same results on every open (the overlapped and
+  // scheduled pipelines depend on when reads complete).
+  SearchRun before;
+  {
+    auto index = IvfIndex::Open(idx);
+    ASSERT_TRUE(index.ok());
+    before = Search(**index, d, IvfPipeline::kCoalesced, 12, 1);
+  }
+  auto expect_unchanged = [&](const char* what) {
+    EXPECT_EQ(ListDir(idx), files) << what;
+    EXPECT_TRUE(StagingLeftovers(dir.path()).empty()) << what;
+    OpenOptions verify;
+    verify.verify_checksums = true;
+    auto index = IvfIndex::Open(idx, verify);
+    ASSERT_TRUE(index.ok()) << what << ": " << index.status().ToString();
+    EXPECT_EQ((*index)->num_vectors(), kN) << what;
+    const SearchRun after = Search(**index, d, IvfPipeline::kCoalesced, 12, 1);
+    EXPECT_EQ(after.results.ids, before.results.ids) << what;
+    EXPECT_EQ(after.results.distances, before.results.distances) << what;
+  };
+
+  // Twice the vectors: the records file outgrows the old one, and the file
+  // size limit set at the old one's size fails it part-way.
+  testutil::ScratchDir other;
+  Dataset bigger = testutil::MakeTestDataset(other, Metric::kCosine, ElementType::kFloat32, 2 * kN,
+                                             kDim, 20, 22);
+  const auto old_records = std::filesystem::file_size(idx + "/ivf.records");
+  {
+    FileSizeLimit limit(old_records);
+    ASSERT_TRUE(limit.ok());
+    auto r = BuildIvfIndex(bigger.base, idx, SmallBuild(Metric::kCosine));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kIOError) << r.status().ToString();
+  }
+  expect_unchanged("I/O error while writing");
+
+  // A zero vector has no cosine distance: found while loading.
+  {
+    auto m = ReadVectorsAsFloat(bigger.base);
+    ASSERT_TRUE(m.ok());
+    std::span<float> v = m->values<float>();
+    std::fill_n(v.begin() + 777 * kDim, kDim, 0.0f);
+    ASSERT_TRUE(WriteDataset(other.File("zero.fbin"), *m).ok());
+  }
+  auto r = BuildIvfIndex(other.File("zero.fbin"), idx, SmallBuild(Metric::kCosine));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
+  expect_unchanged("zero vector under cosine");
+}
+
+// A rebuild replaces the index, even one of the other type: only the new
+// index's files remain, with the new vectors.
+TEST(IvfIndex, RebuildReplacesTheIndex) {
+  testutil::ScratchDir dir;
+  Dataset d = MakeData(dir, Metric::kL2);
+  const std::string idx = dir.File("idx");
+  GraphBuildOptions graph;
+  graph.R = 16;
+  graph.L = 32;
+  graph.threads = 2;
+  ASSERT_TRUE(BuildGraphIndex(d.base, idx, graph).ok());
+  auto report = BuildIvfIndex(d.base, idx, SmallBuild(Metric::kL2));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const std::vector<std::string> files{"ivf.ram", "ivf.records", "manifest.json"};
+  EXPECT_EQ(ListDir(idx), files);
+  EXPECT_EQ(report->index_bytes, std::filesystem::file_size(idx + "/ivf.ram") +
+                                     std::filesystem::file_size(idx + "/ivf.records"));
+  {
+    auto index = Index::Open(idx);
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_EQ((*index)->type(), "ivf");
+    EXPECT_EQ((*index)->num_vectors(), kN);
+  }
+
+  testutil::ScratchDir other;
+  Dataset smaller =
+      testutil::MakeTestDataset(other, Metric::kL2, ElementType::kFloat32, kN / 2, kDim, 100, 23);
+  report = BuildIvfIndex(smaller.base, idx, SmallBuild(Metric::kL2));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->num_vectors, kN / 2);
+  EXPECT_EQ(ListDir(idx), files);
+  EXPECT_TRUE(StagingLeftovers(dir.path()).empty());
+  OpenOptions verify;
+  verify.verify_checksums = true;
+  auto index = IvfIndex::Open(idx, verify);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->num_vectors(), kN / 2);
+  const SearchRun r = Search(**index, smaller, IvfPipeline::kFull, 12);
+  ExpectValidDistinct(r.results, kN / 2);
+  EXPECT_GE(r.recall, 0.85);
 }
 
 }  // namespace
