@@ -90,8 +90,9 @@ struct GraphBuildReport {
 
 // Builds a graph index over the vectors in `base_path` (any supported vector
 // format) into directory `index_dir` (created if missing; an existing index
-// there is replaced only when the new one is complete: the manifest is written
-// last). InvalidArgument for bad options, NaN/Inf rows, or zero vectors under
+// there is replaced only when the new one is complete: it is written in a
+// staging directory beside it and switched in atomically, so a failed build
+// leaves the old one intact). InvalidArgument for bad options, NaN/Inf rows, or zero vectors under
 // cosine; reader and I/O errors pass through.
 Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std::string& index_dir,
                                          const GraphBuildOptions& options,

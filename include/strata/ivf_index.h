@@ -76,7 +76,8 @@ struct IvfBuildReport {
 // Builds an IVF index over the vectors in `base_path` (any supported vector
 // format; integer and half types are widened to float32) into `index_dir`
 // (created if missing; an existing index there is replaced only when the new
-// one is complete: the manifest is written last). InvalidArgument for bad
+// one is complete: it is written in a staging directory beside it and
+// switched in atomically; a failed build leaves the old one). InvalidArgument for bad
 // options, NaN/Inf rows, or zero vectors under cosine; reader and I/O errors
 // pass through.
 Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::string& index_dir,
