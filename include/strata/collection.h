@@ -243,8 +243,9 @@ class Collection {
   // Fsyncs the write-ahead log (everything acknowledged survives power loss).
   Status Flush();
   // Merges the pending list and tombstones into a new index version now and
-  // waits for it (builds the first index even below the threshold when the
-  // collection has vectors). OK with nothing to do.
+  // waits for it (builds the first index even below the threshold once the
+  // collection holds 256 vectors, the fewest its codes train on). OK with
+  // nothing to do.
   Status Merge();
   // Waits for a running background merge; OK if none. Returns its error.
   Status WaitForMerge();

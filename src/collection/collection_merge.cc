@@ -28,6 +28,9 @@ using collection::PendingSet;
 
 namespace {
 
+// PQ and IVF training need this many rows.
+constexpr std::uint64_t kMinIndexVectors = 256;
+
 std::string BaseFileName(ElementType type) {
   switch (type) {
     case ElementType::kUint8:
@@ -98,6 +101,9 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     const bool dead = cur.version && cur.version->dead_count() > 0;
     if (pending_pos.empty() && !dead) return Status::OK();
     if (first_only && cur.version) return Status::OK();
+    // Too few vectors to train codes on: stay an exact scan (which is then
+    // also the fastest search).
+    if (!cur.version && live < kMinIndexVectors) return Status::OK();
     snap_seq = last_seq;
     next_version = (cur.version ? cur.version->number() : 0) + 1;
     base_state = state;

@@ -25,6 +25,7 @@ void AddIobenchCommand(CLI::App& root, CommandAction* action);
 void AddBuildCommand(CLI::App& root, CommandAction* action);
 void AddSearchCommand(CLI::App& root, CommandAction* action);
 void AddBenchCommand(CLI::App& root, CommandAction* action);
+void AddCollectionCommand(CLI::App& root, CommandAction* action);
 
 }  // namespace strata::cli
 

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   strata::cli::AddBuildCommand(app, &action);
   strata::cli::AddSearchCommand(app, &action);
   strata::cli::AddBenchCommand(app, &action);
+  strata::cli::AddCollectionCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
