@@ -77,6 +77,10 @@ struct Fault {
   io::FaultPoint point;
   std::uint64_t after;
 };
+void PrintTo(const Fault& f, std::ostream* os) {
+  static const char* kNames[] = {"write", "fsync", "rename"};
+  *os << kNames[static_cast<int>(f.point)] << "_after_" << f.after;
+}
 
 class CollectionFault : public ::testing::TestWithParam<Fault> {
  protected:
