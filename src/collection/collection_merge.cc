@@ -53,9 +53,19 @@ Status SyncDirectory(const std::string& dir) {
   return rc == 0 ? Status::OK() : Status::FromErrno("fsync " + dir, err);
 }
 
-// Writes the live records of `snapshot` into `path` and their ids in order.
+// A live record kept in RAM when a merge returns the collection to the
+// flat phase.
+struct FlatRow {
+  VectorId id;
+  std::uint64_t seq;
+  std::vector<float> vector;
+};
+
+// Writes the live records of `snapshot` into `path` and their ids in order;
+// with `rows`, keeps them in RAM instead (a few, for the flat phase).
 Status WriteSnapshotBase(const Collection::Impl& m, const rocksdb::Snapshot* snapshot,
-                         const std::string& path, std::vector<VectorId>* ids) {
+                         const std::string& path, std::vector<VectorId>* ids,
+                         std::vector<FlatRow>* rows = nullptr) {
   DatasetWriteOptions wo;
   wo.sync = false;  // scratch input of the build, removed after it
   STRATA_ASSIGN_OR_RETURN(auto writer,
@@ -71,11 +81,15 @@ Status WriteSnapshotBase(const Collection::Impl& m, const rocksdb::Snapshot* sna
     STRATA_ASSIGN_OR_RETURN(auto rec,
                             collection::DecodeRecord(it->value().ToStringView(), m.vector_bytes));
     m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
-    STRATA_RETURN_IF_ERROR(writer->AppendFloat(row));
+    if (rows != nullptr) {
+      rows->push_back(FlatRow{id, rec.seq, row});
+    } else {
+      STRATA_RETURN_IF_ERROR(writer->AppendFloat(row));
+    }
     ids->push_back(id);
   }
   STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "merge: reading the snapshot"));
-  if (ids->empty()) return Status::OK();
+  if (ids->empty() || rows != nullptr) return Status::OK();
   return writer->Finish();
 }
 
@@ -95,6 +109,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   std::vector<std::uint8_t> dead_rows;
   std::vector<std::uint32_t> pending_live;
   bool streaming = false;
+  bool flat_back = false;
   {
     std::lock_guard<std::mutex> lock(write_mu);
     const CollectionState& cur = current();
@@ -104,12 +119,15 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     // Too few vectors to train codes on: stay an exact scan (which is then
     // also the fastest search).
     if (!cur.version && live < kMinIndexVectors) return Status::OK();
+    // Deleted down to fewer: back to the flat phase (an exact scan), as a
+    // clean collection of that size would be.
+    flat_back = cur.version && live < kMinIndexVectors;
     snap_seq = last_seq;
     next_version = (cur.version ? cur.version->number() : 0) + 1;
     base_state = state;
     // StreamingMerge pays off while most of the graph survives (at half
     // deleted it costs about a rebuild: graph/streaming_merge.h notes).
-    streaming = options.streaming_merge && stored.index_type == "graph" && cur.version &&
+    streaming = !flat_back && options.streaming_merge && stored.index_type == "graph" && cur.version &&
                 cur.version->dead_count() * 2 <= cur.version->size();
     if (streaming) {
       const IndexVersion& v = *cur.version;
@@ -132,6 +150,8 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
       if (!j.is_discarded() && j.contains("version")) {
         next_version = std::max<std::uint64_t>(next_version, j["version"].get<std::uint64_t>() + 1);
+        next_version = std::max<std::uint64_t>(
+            next_version, j.value("max_version", std::uint64_t{0}) + 1);
       }
     }
   }
@@ -150,6 +170,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
 
   // ---- build the new version from the snapshot (no lock held) ----
   std::vector<VectorId> ids;
+  std::vector<FlatRow> flat_rows;
   std::shared_ptr<IndexVersion> next;
   if (streaming) {
     const IndexVersion& old = *base_state->version;
@@ -180,10 +201,11 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   } else {
     std::error_code ec;
     fs::remove_all(vdir, ec);
-    Status st = WriteSnapshotBase(*this, db_snapshot, base, &ids);
+    Status st = WriteSnapshotBase(*this, db_snapshot, base, &ids, flat_back ? &flat_rows : nullptr);
     db->ReleaseSnapshot(db_snapshot);
     if (!st.ok()) return fail(st);
   }
+  if (flat_back) ids.clear();
   if (!ids.empty()) {
     Status st;
     if (stored.index_type == "ivf") {
@@ -231,6 +253,18 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
     }
   }
+  // Back to the flat phase: the live rows of the snapshot become pending
+  // again (RAM and their 'p' keys).
+  std::unordered_map<VectorId, std::uint32_t> flat_pos;
+  for (const FlatRow& r : flat_rows) {
+    auto appended = state->pending->Append(r.id, r.vector.data(), r.seq);
+    if (!appended.ok()) {
+      lock.unlock();
+      return fail(appended.status());
+    }
+    flat_pos[r.id] = *appended;
+    next_pos[r.id] = *appended;
+  }
   // Carry the writes made during the build, in their order.
   const std::uint32_t n = cur.pending->size();
   for (std::uint32_t pos = 0; pos < n; ++pos) {
@@ -252,10 +286,22 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     } else if (next) {
       // Written during the build: the new version's copy is stale too.
       if (auto slot = next->SlotOf(id)) next->MarkDead(*slot, 0);
+    } else if (auto f = flat_pos.find(id); f != flat_pos.end()) {
+      // ... or the flat copy: replaced (a newer entry was carried) or deleted.
+      state->pending->MarkDead(f->second, 0);
+      if (next_pos[id] == f->second) next_pos.erase(id);
+      flat_pos.erase(f);
     }
   }
-  nlohmann::json pointer = {{"version", next ? next_version : 0}, {"seq", snap_seq}};
-  if (!next) pointer["version"] = 0;
+  for (const auto& [id, pos] : flat_pos) {
+    batch.Put(collection::IdKey(collection::kPendingPrefix, id),
+              collection::EncodeU64(state->pending->insert_seq(pos)));
+  }
+  // max_version: numbers are never reused, even after a version-less state,
+  // so an old version's directory (removed when its last search ends) is
+  // never the new one's.
+  nlohmann::json pointer = {
+      {"version", next ? next_version : 0}, {"seq", snap_seq}, {"max_version", next_version}};
   batch.Put(collection::MetaKey("version"), pointer.dump());
   rocksdb::WriteOptions sync;
   sync.sync = true;

@@ -355,10 +355,14 @@ CollectionStats Collection::Stats() const {
   s.last_merge_seconds = m.last_merge_seconds.load();
   s.first_build_seconds = m.first_build_seconds.load();
   s.last_sequence = snap.seq;
+  // A merge may add or remove files meanwhile: iterate without throwing.
   std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(m.dir, ec)) {
+  for (fs::recursive_directory_iterator it(m.dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code fec;
-    if (e.is_regular_file(fec)) s.disk_bytes += e.file_size(fec);
+    if (it->is_regular_file(fec)) {
+      const auto size = it->file_size(fec);
+      if (!fec) s.disk_bytes += size;
+    }
   }
   return s;
 }

@@ -410,6 +410,43 @@ TEST(Collection, ConcurrentReadersAndWritersWithMerges) {
   EXPECT_GE(c.Stats().merges, 2u);  // the threshold build and at least one background merge
 }
 
+TEST(Collection, DeletingBelowTheIndexMinimumReturnsToTheFlatPhase) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("c");
+  std::mt19937_64 rng(10);
+  Model model;
+  {
+    auto c = Collection::Open(path, SmallOptions());
+    ASSERT_TRUE(c.ok());
+    std::vector<VectorId> ids;
+    for (VectorId i = 0; i < 1000; ++i) ids.push_back(i);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+    ASSERT_EQ((*c)->Stats().index_version, 1u);
+    std::vector<VectorId> gone;
+    for (VectorId i = 100; i < 1000; ++i) gone.push_back(i);
+    ASSERT_TRUE((*c)->Delete(gone).ok());
+    for (VectorId id : gone) model.live.erase(id);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, {5, 2000}).ok());  // a replace and a new id
+    ASSERT_TRUE((*c)->Merge().ok());
+    CollectionStats s = (*c)->Stats();
+    EXPECT_EQ(s.index_version, 0u);
+    EXPECT_EQ(s.pending, 101u);
+    EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 20), 1.0);  // exact again
+    ExpectStoredExactly(**c, model);
+  }
+  auto c = Collection::Open(path, SmallOptions());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ExpectStoredExactly(**c, model);
+  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 20), 1.0);
+  // Growing past the threshold again builds a new index.
+  std::vector<VectorId> more;
+  for (VectorId i = 5000; i < 5400; ++i) more.push_back(i);
+  ASSERT_TRUE(UpsertBatch(**c, model, rng, more).ok());
+  EXPECT_GE((*c)->Stats().index_version, 2u);
+  EXPECT_GE(Recall(**c, model, rng, 30), 0.9);
+  ExpectStoredExactly(**c, model);
+}
+
 TEST(Collection, MemoryBudgetBoundsThePendingVectors) {
   testutil::ScratchDir dir;
   CollectionOptions o = SmallOptions();
