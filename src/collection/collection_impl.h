@@ -116,6 +116,10 @@ struct Collection::Impl {
   }
   const CollectionState& current() const { return *state; }  // with write_mu held
 
+  // The 'v' records of `ids` (latest values): values[i] with statuses[i]
+  // (NotFound for an absent id) (collection_write.cc).
+  std::vector<rocksdb::Status> GetRecords(std::span<const VectorId> ids,
+                                          std::vector<std::string>* values) const;
   // Store <-> float conversions (collection_write.cc).
   Status CheckAndStore(std::span<const float> vector, std::byte* out) const;
   void LoadFloat(const std::byte* stored, float* out) const;

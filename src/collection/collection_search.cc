@@ -21,14 +21,10 @@ using Hit = std::pair<float, VectorId>;  // distance, user id
 Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
                       std::span<const float> query, std::vector<Hit>* hits) {
   if (hits->empty()) return Status::OK();
-  std::vector<std::string> keys(hits->size());
-  std::vector<rocksdb::Slice> slices(hits->size());
-  for (std::size_t i = 0; i < hits->size(); ++i) {
-    keys[i] = collection::IdKey(collection::kVectorPrefix, (*hits)[i].second);
-    slices[i] = keys[i];
-  }
+  std::vector<VectorId> ids;
+  for (const Hit& h : *hits) ids.push_back(h.second);
   std::vector<std::string> values;
-  std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+  const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
   const kernels::ErasedDistanceFn fn =
       kernels::GetDistanceFn(m.stored.metric, ElementType::kFloat32);
   std::vector<float> row(m.stored.dim);
@@ -86,14 +82,8 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   if (params.with_payload && !out->empty()) {
     std::vector<VectorId> ids;
     for (const SearchHit& h : *out) ids.push_back(h.id);
-    std::vector<std::string> keys(ids.size());
-    std::vector<rocksdb::Slice> slices(ids.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      keys[i] = collection::IdKey(collection::kVectorPrefix, ids[i]);
-      slices[i] = keys[i];
-    }
     std::vector<std::string> values;
-    std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+    const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (!st[i].ok()) continue;  // deleted since the snapshot: no payload
       STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));

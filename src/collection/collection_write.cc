@@ -9,6 +9,7 @@
 #include "base/timer.h"
 #include "collection/collection_impl.h"
 #include "collection/store_keys.h"
+#include "index/build_util.h"
 #include "kernels/distance.h"
 
 namespace strata {
@@ -77,24 +78,18 @@ Status Collection::Impl::CheckAndStore(std::span<const float> v, std::byte* out)
 }
 
 void Collection::Impl::LoadFloat(const std::byte* in, float* out) const {
-  const std::size_t d = stored.dim;
-  switch (stored.element_type) {
-    case ElementType::kFloat32:
-      std::memcpy(out, in, d * sizeof(float));
-      break;
-    case ElementType::kFloat16:
-      kernels::HalfToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, d);
-      break;
-    case ElementType::kBFloat16:
-      kernels::BFloat16ToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, d);
-      break;
-    case ElementType::kUint8:
-      for (std::size_t i = 0; i < d; ++i) out[i] = reinterpret_cast<const std::uint8_t*>(in)[i];
-      break;
-    case ElementType::kInt8:
-      for (std::size_t i = 0; i < d; ++i) out[i] = reinterpret_cast<const std::int8_t*>(in)[i];
-      break;
+  WidenToFloat(stored.element_type, in, stored.dim, out);
+}
+
+std::vector<rocksdb::Status> Collection::Impl::GetRecords(std::span<const VectorId> ids,
+                                                         std::vector<std::string>* values) const {
+  std::vector<std::string> keys(ids.size());
+  std::vector<rocksdb::Slice> slices(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    keys[i] = collection::IdKey(collection::kVectorPrefix, ids[i]);
+    slices[i] = keys[i];
   }
+  return db->MultiGet(rocksdb::ReadOptions(), slices, values);
 }
 
 bool Collection::Impl::MergeDue() const {
@@ -288,14 +283,8 @@ Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
 
 Result<std::vector<StoredRecord>> Collection::Get(std::span<const VectorId> ids) const {
   const Impl& m = *impl_;
-  std::vector<std::string> keys(ids.size());
-  std::vector<rocksdb::Slice> slices(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    keys[i] = collection::IdKey(collection::kVectorPrefix, ids[i]);
-    slices[i] = keys[i];
-  }
   std::vector<std::string> values;
-  std::vector<rocksdb::Status> st = m.db->MultiGet(rocksdb::ReadOptions(), slices, &values);
+  const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
   std::vector<StoredRecord> out(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     out[i].id = ids[i];

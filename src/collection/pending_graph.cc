@@ -185,16 +185,7 @@ void PendingGraph::Prune(std::uint32_t node, std::vector<Neighbor>* pool, Scratc
   // RobustPrune will read are copied; it repeats these steps on the local
   // pool (cheaply) and keeps the same order, since local ids follow it.
   std::vector<Neighbor>& p = *pool;
-  std::sort(p.begin(), p.end(), [](const Neighbor& a, const Neighbor& b) {
-    return a.id < b.id || (a.id == b.id && a.distance < b.distance);
-  });
-  p.erase(std::unique(p.begin(), p.end(),
-                      [](const Neighbor& a, const Neighbor& b) { return a.id == b.id; }),
-          p.end());
-  p.erase(std::remove_if(p.begin(), p.end(), [node](const Neighbor& x) { return x.id == node; }),
-          p.end());
-  std::sort(p.begin(), p.end(), NeighborLess);
-  if (p.size() > params.max_occlusion_size) p.resize(params.max_occlusion_size);
+  graph::PreparePrunePool(node, params.max_occlusion_size, pool);
   if (p.empty()) return;
 
   const std::size_t m = p.size();

@@ -23,10 +23,7 @@ float OcclusionFactor(Metric metric, float d_pc, float d_sc) {
   return kInf;                            // <s,c> >= 0 >= <p,c>
 }
 
-std::uint64_t RobustPrune(NodeId node, std::vector<Neighbor>* pool, const PruneParams& params,
-                          const VectorView& vectors, PruneScratch* scratch,
-                          std::vector<NodeId>* out) {
-  out->clear();
+void PreparePrunePool(NodeId node, std::uint32_t max_occlusion_size, std::vector<Neighbor>* pool) {
   std::vector<Neighbor>& p = *pool;
   // Deduplicate by id first (duplicates need not be adjacent in distance
   // order if the same id was scored in two places), drop the node itself,
@@ -40,7 +37,15 @@ std::uint64_t RobustPrune(NodeId node, std::vector<Neighbor>* pool, const PruneP
   p.erase(std::remove_if(p.begin(), p.end(), [node](const Neighbor& x) { return x.id == node; }),
           p.end());
   std::sort(p.begin(), p.end(), NeighborLess);
-  if (p.size() > params.max_occlusion_size) p.resize(params.max_occlusion_size);
+  if (p.size() > max_occlusion_size) p.resize(max_occlusion_size);
+}
+
+std::uint64_t RobustPrune(NodeId node, std::vector<Neighbor>* pool, const PruneParams& params,
+                          const VectorView& vectors, PruneScratch* scratch,
+                          std::vector<NodeId>* out) {
+  out->clear();
+  std::vector<Neighbor>& p = *pool;
+  PreparePrunePool(node, params.max_occlusion_size, pool);
   if (p.empty() || params.max_degree == 0) return 0;
 
   const std::size_t m = p.size();

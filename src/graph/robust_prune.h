@@ -46,6 +46,11 @@ struct PruneScratch {
   std::vector<float> occlusion;
 };
 
+// RobustPrune's first step on its own: deduplicates `pool` by id (keeping
+// the nearest copy), drops `node`, sorts by (distance, id) and cuts it to
+// `max_occlusion_size`. For callers that copy the pool's rows first.
+void PreparePrunePool(NodeId node, std::uint32_t max_occlusion_size, std::vector<Neighbor>* pool);
+
 // Selects up to params.max_degree out-neighbours of `node` into `out`
 // (cleared first), in ascending distance order.
 // `pool`: candidates with their distance to `node` (any order; may contain

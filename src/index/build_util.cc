@@ -323,6 +323,26 @@ Status NormalizeRowsForCosine(float* rows, std::uint64_t n, std::uint32_t dim,
   return Status::OK();
 }
 
+void WidenToFloat(ElementType type, const void* in, std::size_t dim, float* out) {
+  switch (type) {
+    case ElementType::kFloat32:
+      std::memcpy(out, in, dim * sizeof(float));
+      break;
+    case ElementType::kFloat16:
+      kernels::HalfToFloatN(static_cast<const std::uint16_t*>(in), out, dim);
+      break;
+    case ElementType::kBFloat16:
+      kernels::BFloat16ToFloatN(static_cast<const std::uint16_t*>(in), out, dim);
+      break;
+    case ElementType::kUint8:
+      for (std::size_t i = 0; i < dim; ++i) out[i] = static_cast<const std::uint8_t*>(in)[i];
+      break;
+    case ElementType::kInt8:
+      for (std::size_t i = 0; i < dim; ++i) out[i] = static_cast<const std::int8_t*>(in)[i];
+      break;
+  }
+}
+
 void StoreVector(ElementType type, const float* row, std::size_t dim, std::byte* out) {
   switch (type) {
     case ElementType::kFloat32:

@@ -68,6 +68,9 @@ Status NormalizeRowsForCosine(float* rows, std::uint64_t n, std::uint32_t dim,
 // inputs were widened exactly on load, so this reproduces the input bytes.
 void StoreVector(ElementType type, const float* row, std::size_t dim, std::byte* out);
 
+// The inverse: `dim` stored elements of `type` at `in` widened to float32.
+void WidenToFloat(ElementType type, const void* in, std::size_t dim, float* out);
+
 // float32, float16 or bfloat16.
 inline bool IsFloatType(ElementType t) {
   return t == ElementType::kFloat32 || t == ElementType::kFloat16 || t == ElementType::kBFloat16;

@@ -6,35 +6,13 @@
 #include "base/aligned_buffer.h"
 #include "format/graph_node_file.h"
 #include "format/manifest.h"
+#include "index/build_util.h"
 #include "index/index_files.h"
 #include "kernels/distance.h"
 
 #include <cstring>
 
 namespace strata {
-namespace {
-
-void WidenVector(ElementType type, const std::byte* in, std::size_t dim, float* out) {
-  switch (type) {
-    case ElementType::kFloat32:
-      std::memcpy(out, in, dim * sizeof(float));
-      break;
-    case ElementType::kFloat16:
-      kernels::HalfToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, dim);
-      break;
-    case ElementType::kBFloat16:
-      kernels::BFloat16ToFloatN(reinterpret_cast<const std::uint16_t*>(in), out, dim);
-      break;
-    case ElementType::kUint8:
-      for (std::size_t i = 0; i < dim; ++i) out[i] = reinterpret_cast<const std::uint8_t*>(in)[i];
-      break;
-    case ElementType::kInt8:
-      for (std::size_t i = 0; i < dim; ++i) out[i] = reinterpret_cast<const std::int8_t*>(in)[i];
-      break;
-  }
-}
-
-}  // namespace
 
 Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint64_t rows,
                                               std::uint32_t dim, Metric metric,
@@ -88,7 +66,7 @@ Result<graph::VamanaGraph> LoadGraphFromIndex(const std::string& dir, std::uint6
       }
       row_of[s] = static_cast<std::uint32_t>(v.external_id);
       if (vectors != nullptr) {
-        WidenVector(l.element_type, v.vector.data(), dim,
+        WidenToFloat(l.element_type, v.vector.data(), dim,
                     vectors->data() + static_cast<std::size_t>(v.external_id) * dim);
       }
       nbrs.clear();
