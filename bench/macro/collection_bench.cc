@@ -16,6 +16,24 @@
 //              `pending` it uses that collection's final merge.
 //   deletes    delete --delete-frac of the ids, Merge(), disk bytes and
 //              recall vs a fresh collection built from only the live set.
+//   merge_time a collection of --mt-n vectors built by one Merge (one-pass
+//              build), then --mt-new-frac new vectors upserted and
+//              --mt-del-frac of the ids deleted; the directory is copied and
+//              Merge() is timed on one copy with streaming_merge=true
+//              (FreshDiskANN StreamingMerge) and on the other with
+//              streaming_merge=false (full rebuild of the same live set);
+//              recall@k after each.
+//   live_build --lb-n vectors upserted in batches of --batch into an empty
+//              collection with background_merge=true (default merge policy),
+//              then WaitForMerge + Merge(); total time, merges, recall, vs a
+//              one-pass build (one Merge) of the same vectors.
+//
+// One-pass builds: the collection is opened with flat_threshold above N so
+// no index exists while loading, and the single Merge() builds the first
+// index of the whole set. Before a timed Merge or a search sweep with pending
+// vectors the driver waits until the process is idle (CPU time of the whole
+// process grows < 0.05 s in 1 s, twice in a row): the pending-graph indexer
+// thread has then caught up (there is no public counter for it).
 //
 // Every result row carries the dataset, N, dim, parameters, threads, machine
 // (nproc, load average), peak RSS so far (getrusage) and Stats().ram_bytes.
@@ -27,6 +45,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -78,6 +97,29 @@ double PeakRssMiB() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
 }
 
+double ProcessCpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec * 1e-6;
+}
+
+// Waits until the process's background threads (the pending-graph indexer,
+// RocksDB compactions) are idle: CPU time grows < 0.05 s over 1 s, twice in a
+// row (or max_s passes). Returns the seconds waited.
+double WaitIdle(double max_s = 900) {
+  const auto t0 = Clock::now();
+  int quiet = 0;
+  double last = ProcessCpuSeconds();
+  while (quiet < 2 && std::chrono::duration<double>(Clock::now() - t0).count() < max_s) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double now = ProcessCpuSeconds();
+    quiet = (now - last < 0.05) ? quiet + 1 : 0;
+    last = now;
+  }
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -99,7 +141,35 @@ struct Config {
   double nomerge_seconds = 10;
   double delete_frac = 0.1;
   std::uint64_t flat_threshold = 1024;
+  // merge_time
+  std::uint64_t mt_n = 180000;
+  double mt_new_frac = 0.1, mt_del_frac = 0.05;
+  bool mt_rebuild = true;  // also time the full rebuild on a copy
+  // live_build
+  std::uint64_t lb_n = 0;  // 0 = all base rows
+  unsigned lb_merge_threads = 0;  // 0 = nproc
+  bool lb_throttle = false;  // writer waits for a running merge after each batch
+  bool lb_one_pass = true;   // also build the one-pass comparison
+  bool wait_idle = true;  // pending: wait for the indexer before sweeps/merges
 };
+
+// Every result row is appended to (*g_all)[section] and the JSON rewritten,
+// so partial results survive.
+json* g_all = nullptr;
+std::function<void()> g_save;
+void SavePartial(const std::string& section, const json& rows) {
+  if (g_all) {
+    (*g_all)[section] = rows;
+    if (g_save) g_save();
+  }
+}
+void Emit(const std::string& section, const json& row) {
+  std::cout << row.dump() << std::endl;
+  if (g_all) {
+    (*g_all)[section].push_back(row);
+    if (g_save) g_save();
+  }
+}
 
 struct Data {
   strata::VectorMatrix base, queries;
@@ -128,21 +198,27 @@ json Common(const Config& cfg, const Data& d, const Collection* c) {
 }
 
 std::unique_ptr<Collection> OpenFresh(const std::string& dir, const Config& cfg, const Data& d,
-                                      strata::Durability dur, unsigned merge_threads) {
+                                      strata::Durability dur, unsigned merge_threads,
+                                      std::uint64_t flat_threshold = 0,
+                                      const std::function<void(CollectionOptions&)>& tweak = {}) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   CollectionOptions o;
   o.dim = d.dim;
   o.metric = strata::Metric::kL2;
   o.index_type = "graph";
-  o.flat_threshold = cfg.flat_threshold;
+  o.flat_threshold = flat_threshold ? flat_threshold : cfg.flat_threshold;
   o.background_merge = false;
   o.durability = dur;
   o.merge_threads = merge_threads;
+  if (tweak) tweak(o);
   auto r = Collection::Open(dir, o);
   if (!r.ok()) Die("open " + dir, r.status());
   return std::move(r.value());
 }
+
+// flat_threshold for one-pass builds: never reached while loading.
+constexpr std::uint64_t kNoThreshold = 1ull << 62;
 
 // Upserts rows [begin, end) of the base (id = row) in batches of cfg.batch.
 void LoadRows(Collection& c, const Data& d, std::uint64_t begin, std::uint64_t end,
@@ -473,10 +549,12 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
     std::exit(1);
   }
   const std::string dir = cfg.dir + "/loaded";
-  auto c = OpenFresh(dir, cfg, d, strata::Durability::kAsync, BuildThreads(cfg));
+  // One-pass build of the merged part: no index while loading, one Merge.
+  auto c = OpenFresh(dir, cfg, d, strata::Durability::kAsync, BuildThreads(cfg), kNoThreshold);
   auto t0 = Clock::now();
   LoadRows(*c, d, 0, cfg.n_merged, 10000);
   const double load_s = Seconds(t0, Clock::now());
+  const double idle1_s = cfg.wait_idle ? WaitIdle() : 0;
   t0 = Clock::now();
   Check(c->Merge(), "merge");
   const double merge1_s = Seconds(t0, Clock::now());
@@ -485,11 +563,13 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
     j["phase"] = "load_merged";
     j["n"] = cfg.n_merged;
     j["upsert_seconds"] = load_s;
+    j["wait_idle_seconds"] = idle1_s;
     j["merge_seconds"] = merge1_s;
+    j["one_pass_build"] = true;
     j["merge_threads"] = BuildThreads(cfg);
     j["index_description"] = c->Stats().index_description;
     std::cout << j.dump() << std::endl;
-    out.push_back(j);
+    { out.push_back(j); SavePartial("pending", out); }
   }
   auto tag = [](json rows, const std::string& name, std::uint64_t n, std::uint64_t pend) {
     for (auto& r : rows) {
@@ -503,19 +583,28 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
   if (pending) {
     auto gt = ExactGt(cfg, d, Prefix(cfg.n_merged));
     for (auto& r : tag(SearchSweep(cfg, d, *c, gt, "merged"), "merged_base", cfg.n_merged, 0))
-      out.push_back(r);
+      { out.push_back(r); SavePartial("pending", out); }
     LoadRows(*c, d, cfg.n_merged, cfg.n_merged + cfg.n_small_pending, cfg.batch);
     gt = ExactGt(cfg, d, Prefix(cfg.n_merged + cfg.n_small_pending));
+    const double w = cfg.wait_idle ? WaitIdle() : 0;
     for (auto& r : tag(SearchSweep(cfg, d, *c, gt, "pending"), "small_pending",
-                       cfg.n_merged + cfg.n_small_pending, cfg.n_small_pending))
-      out.push_back(r);
+                       cfg.n_merged + cfg.n_small_pending, cfg.n_small_pending)) {
+      r["wait_idle_seconds"] = w;
+      { out.push_back(r); SavePartial("pending", out); }
+    }
   }
+  t0 = Clock::now();
   LoadRows(*c, d, cfg.n_merged + (pending ? cfg.n_small_pending : 0), n_total, cfg.batch);
+  const double load2_s = Seconds(t0, Clock::now());
   const auto gt_all = ExactGt(cfg, d, Prefix(n_total));
   if (pending) {
+    const double w = cfg.wait_idle ? WaitIdle() : 0;
     for (auto& r : tag(SearchSweep(cfg, d, *c, gt_all, "pending"), "large_pending", n_total,
-                       cfg.n_pending))
-      out.push_back(r);
+                       cfg.n_pending)) {
+      r["wait_idle_seconds"] = w;  // after the upserts and the ground truth
+      r["upsert_seconds"] = load2_s;
+      { out.push_back(r); SavePartial("pending", out); }
+    }
   }
   if (merge_qps) {
     // The realistic background merge: one merge thread.
@@ -540,12 +629,15 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
     j["scenario"] = "pending";
     j["phase"] = "merge";
     j["merge_seconds"] = Seconds(t0, Clock::now());
+    j["streaming_merges"] = c->Stats().streaming_merges;
+    j["merge_threads"] = BuildThreads(cfg);
+    j["index_description"] = c->Stats().index_description;
     std::cout << j.dump() << std::endl;
-    out.push_back(j);
+    { out.push_back(j); SavePartial("pending", out); }
   }
   if (pending) {
     for (auto& r : tag(SearchSweep(cfg, d, *c, gt_all, "merged"), "merged_all", n_total, 0))
-      out.push_back(r);
+      { out.push_back(r); SavePartial("pending", out); }
   }
   if (deletes) {
     json rows = json::array();
@@ -579,7 +671,7 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
     c.reset();
     std::filesystem::remove_all(dir);
     const std::string fdir = cfg.dir + "/fresh_live";
-    auto f = OpenFresh(fdir, cfg, d, strata::Durability::kAsync, BuildThreads(cfg));
+    auto f = OpenFresh(fdir, cfg, d, strata::Durability::kAsync, BuildThreads(cfg), kNoThreshold);
     std::vector<VectorId> ids;
     std::vector<float> vecs;
     for (std::size_t s = 0; s < live.size(); s += 10000) {
@@ -623,6 +715,248 @@ json RunPending(const Config& cfg, const Data& d, bool pending, bool merge_qps, 
   return out;
 }
 
+// ---------------------------------------------------------------- merge_time
+
+void RunMergeTime(const Config& cfg, const Data& d) {
+  const std::uint64_t n = cfg.mt_n;
+  const std::uint64_t n_new = static_cast<std::uint64_t>(cfg.mt_new_frac * n);
+  const std::uint64_t n_del = static_cast<std::uint64_t>(cfg.mt_del_frac * n);
+  if (n + n_new > d.base.rows()) {
+    std::cerr << "merge_time: base holds " << d.base.rows() << " rows, need " << n + n_new << "\n";
+    std::exit(1);
+  }
+  const unsigned mt = BuildThreads(cfg);
+  const std::string dir_s = cfg.dir + "/mt_stream", dir_r = cfg.dir + "/mt_rebuild";
+  auto tag = [&](json j) {
+    j["scenario"] = "merge_time";
+    j["n"] = n;
+    j["n_new"] = n_new;
+    j["n_deleted"] = n_del;
+    j["merge_threads"] = mt;
+    return j;
+  };
+  {
+    auto c = OpenFresh(dir_s, cfg, d, strata::Durability::kAsync, mt, kNoThreshold);
+    auto t0 = Clock::now();
+    LoadRows(*c, d, 0, n, 10000);
+    const double load_s = Seconds(t0, Clock::now());
+    const double idle_s = WaitIdle();
+    t0 = Clock::now();
+    Check(c->Merge(), "merge (one-pass build)");
+    const double build_s = Seconds(t0, Clock::now());
+    json j = tag(Common(cfg, d, c.get()));
+    j["phase"] = "one_pass_build";
+    j["upsert_seconds"] = load_s;
+    j["wait_idle_seconds"] = idle_s;
+    j["merge_seconds"] = build_s;
+    j["streaming_merges"] = c->Stats().streaming_merges;
+    j["index_description"] = c->Stats().index_description;
+    Emit("merge_time", j);
+    // Updates: n_new new ids (rows n..n+n_new), then delete n_del of the old ids.
+    t0 = Clock::now();
+    LoadRows(*c, d, n, n + n_new, cfg.batch);
+    std::vector<VectorId> old = Prefix(n);
+    std::mt19937_64 rng(42);
+    std::shuffle(old.begin(), old.end(), rng);
+    std::vector<VectorId> del(old.begin(), old.begin() + n_del);
+    std::sort(del.begin(), del.end());
+    auto dr = c->Delete(del);
+    if (!dr.ok()) Die("delete", dr.status());
+    const double upd_s = Seconds(t0, Clock::now());
+    json u = tag(Common(cfg, d, c.get()));
+    u["phase"] = "updates";
+    u["update_seconds"] = upd_s;
+    u["deleted"] = dr.value();
+    Emit("merge_time", u);
+    Check(c->Close(), "close");
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_r, ec);
+  if (cfg.mt_rebuild) {
+    std::filesystem::copy(dir_s, dir_r, std::filesystem::copy_options::recursive);
+  }
+  // The live set: old ids not deleted + the new ones.
+  std::vector<VectorId> live;
+  {
+    std::vector<VectorId> old = Prefix(n);
+    std::mt19937_64 rng(42);
+    std::shuffle(old.begin(), old.end(), rng);
+    live.assign(old.begin() + n_del, old.end());
+    for (std::uint64_t i = n; i < n + n_new; ++i) live.push_back(i);
+    std::sort(live.begin(), live.end());
+  }
+  const auto gt = ExactGt(cfg, d, live);
+  double secs[2] = {0, 0};
+  for (int mode = 0; mode < (cfg.mt_rebuild ? 2 : 1); ++mode) {
+    const bool streaming = mode == 0;
+    const std::string& dir = streaming ? dir_s : dir_r;
+    CollectionOptions o;
+    o.background_merge = false;
+    o.merge_threads = mt;
+    o.create_if_missing = false;
+    o.streaming_merge = streaming;
+    auto r = Collection::Open(dir, o);
+    if (!r.ok()) Die("reopen " + dir, r.status());
+    auto c = std::move(r.value());
+    const double idle_s = WaitIdle();
+    const strata::CollectionStats before = c->Stats();
+    const double cpu0 = ProcessCpuSeconds();
+    auto t0 = Clock::now();
+    Check(c->Merge(), "merge");
+    secs[mode] = Seconds(t0, Clock::now());
+    const double cpu = ProcessCpuSeconds() - cpu0;
+    const strata::CollectionStats after = c->Stats();
+    const std::string ph = streaming ? "streaming_merge" : "full_rebuild";
+    json j = tag(Common(cfg, d, c.get()));
+    j["phase"] = ph;
+    j["streaming_merge_option"] = streaming;
+    j["wait_idle_seconds"] = idle_s;
+    j["pending_before"] = before.pending;
+    j["deleted_before"] = before.deleted;
+    j["indexed_before"] = before.indexed;
+    j["merge_seconds"] = secs[mode];
+    j["merge_cpu_seconds"] = cpu;
+    j["last_merge_seconds_stat"] = after.last_merge_seconds;
+    j["streaming_merges_delta"] = after.streaming_merges - before.streaming_merges;
+    j["merges_delta"] = after.merges - before.merges;
+    j["index_description"] = after.index_description;
+    Emit("merge_time", j);
+    for (auto& row : SearchSweep(cfg, d, *c, gt, ph)) Emit("merge_time", tag(row));
+    Check(c->Close(), "close");
+    c.reset();
+  }
+  json s = tag(json::object());
+  s["phase"] = "summary";
+  s["streaming_seconds"] = secs[0];
+  s["rebuild_seconds"] = secs[1];
+  if (cfg.mt_rebuild) {
+    s["ratio_streaming_over_rebuild"] = secs[0] / secs[1];
+    s["speedup"] = secs[1] / secs[0];
+  }
+  s["loadavg"] = LoadAvg();
+  Emit("merge_time", s);
+  std::filesystem::remove_all(dir_s, ec);
+  std::filesystem::remove_all(dir_r, ec);
+}
+
+// ---------------------------------------------------------------- live_build
+
+void RunLiveBuild(const Config& cfg, const Data& d) {
+  const std::uint64_t n = cfg.lb_n ? cfg.lb_n : d.base.rows();
+  if (n > d.base.rows()) {
+    std::cerr << "live_build: base too small\n";
+    std::exit(1);
+  }
+  const unsigned lmt = cfg.lb_merge_threads ? cfg.lb_merge_threads : BuildThreads(cfg);
+  const auto gt = ExactGt(cfg, d, Prefix(n));
+  auto tag = [&](json j) {
+    j["scenario"] = "live_build";
+    j["n"] = n;
+    j["batch_size"] = cfg.batch;
+    return j;
+  };
+  {
+    const std::string dir = cfg.dir + "/live_build";
+    CollectionOptions defaults;
+    auto c = OpenFresh(dir, cfg, d, strata::Durability::kAsync, lmt, 0,
+                       [](CollectionOptions& o) { o.background_merge = true; });
+    // Monitor: one row per merge completion (Stats().merges changes).
+    std::atomic<bool> stop{false};
+    json timeline = json::array();
+    const auto t0 = Clock::now();
+    std::thread mon([&] {
+      std::uint64_t last = 0;
+      while (!stop) {
+        const strata::CollectionStats st = c->Stats();
+        if (st.merges != last) {
+          last = st.merges;
+          timeline.push_back({{"t", Seconds(t0, Clock::now())},
+                              {"merges", st.merges},
+                              {"streaming_merges", st.streaming_merges},
+                              {"indexed", st.indexed},
+                              {"pending", st.pending},
+                              {"live", st.live},
+                              {"last_merge_seconds", st.last_merge_seconds},
+                              {"loadavg", LoadAvg()}});
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+    if (cfg.lb_throttle) {
+      // A writer that never outruns the merges: after each batch, if a merge
+      // is running, wait for it (so each merge folds about what the policy
+      // asked for, max(count, ratio * indexed), instead of everything
+      // written while the previous one ran).
+      for (std::uint64_t s = 0; s < n; s += cfg.batch) {
+        LoadRows(*c, d, s, std::min(n, s + cfg.batch), cfg.batch);
+        if (c->Stats().merging) Check(c->WaitForMerge(), "wait for merge");
+      }
+    } else {
+      LoadRows(*c, d, 0, n, cfg.batch);
+    }
+    const double insert_s = Seconds(t0, Clock::now());
+    const strata::CollectionStats at_insert_end = c->Stats();
+    Check(c->WaitForMerge(), "wait for merge");
+    const double wait_s = Seconds(t0, Clock::now());
+    const strata::CollectionStats before_final = c->Stats();
+    Check(c->Merge(), "final merge");
+    const double total_s = Seconds(t0, Clock::now());
+    stop = true;
+    mon.join();
+    const strata::CollectionStats st = c->Stats();
+    json j = tag(Common(cfg, d, c.get()));
+    j["phase"] = "live_build";
+    j["background_merge"] = true;
+    j["writer_throttled"] = cfg.lb_throttle;
+    j["merge_threads"] = lmt;
+    j["merge_pending_count"] = defaults.merge_pending_count;
+    j["merge_pending_ratio"] = defaults.merge_pending_ratio;
+    j["flat_threshold"] = cfg.flat_threshold;
+    j["insert_seconds"] = insert_s;
+    j["insert_end_indexed"] = at_insert_end.indexed;
+    j["insert_end_pending"] = at_insert_end.pending;
+    j["insert_end_merges"] = at_insert_end.merges;
+    j["wait_for_merge_done_s"] = wait_s;
+    j["final_merge_pending"] = before_final.pending;
+    j["total_seconds"] = total_s;
+    j["merges"] = st.merges;
+    j["streaming_merges"] = st.streaming_merges;
+    j["first_build_seconds"] = st.first_build_seconds;
+    j["index_description"] = st.index_description;
+    j["timeline"] = timeline;
+    Emit("live_build", j);
+    for (auto& row : SearchSweep(cfg, d, *c, gt, "live_build")) Emit("live_build", tag(row));
+    Check(c->Close(), "close");
+    c.reset();
+    std::filesystem::remove_all(dir);
+  }
+  if (cfg.lb_one_pass) {
+    const std::string dir = cfg.dir + "/one_pass";
+    const unsigned mt = BuildThreads(cfg);
+    auto c = OpenFresh(dir, cfg, d, strata::Durability::kAsync, mt, kNoThreshold);
+    auto t0 = Clock::now();
+    LoadRows(*c, d, 0, n, cfg.batch);
+    const double load_s = Seconds(t0, Clock::now());
+    // Merge right away (the indexer may still be graphing the pending set:
+    // it competes for the cores, as it does in the live build).
+    auto t1 = Clock::now();
+    Check(c->Merge(), "one-pass merge");
+    const double merge_s = Seconds(t1, Clock::now());
+    json j = tag(Common(cfg, d, c.get()));
+    j["phase"] = "one_pass";
+    j["merge_threads"] = mt;
+    j["upsert_seconds"] = load_s;
+    j["merge_seconds"] = merge_s;
+    j["total_seconds"] = load_s + merge_s;
+    j["index_description"] = c->Stats().index_description;
+    Emit("live_build", j);
+    for (auto& row : SearchSweep(cfg, d, *c, gt, "one_pass")) Emit("live_build", tag(row));
+    Check(c->Close(), "close");
+    c.reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -632,7 +966,7 @@ int main(int argc, char** argv) {
   app.add_option("--queries", cfg.queries, "Query vectors")->required();
   app.add_option("--dir", cfg.dir, "Scratch directory for collections")->required();
   app.add_option("--json", cfg.json_out, "Write all result rows here");
-  app.add_option("--scenario", cfg.scenarios, "inserts,pending,merge_qps,deletes or all");
+  app.add_option("--scenario", cfg.scenarios, "inserts,pending,merge_qps,deletes,merge_time,live_build or all");
   app.add_option("--dataset", cfg.dataset, "Dataset name recorded in results (default: --base)");
   app.add_option("--n-merged", cfg.n_merged, "Vectors merged before the pending inserts");
   app.add_option("--n-pending", cfg.n_pending, "Pending vectors (large case)");
@@ -649,6 +983,20 @@ int main(int argc, char** argv) {
   app.add_option("--build-threads", cfg.build_threads, "merge_threads of loading merges (0 = nproc)");
   app.add_option("--nomerge-seconds", cfg.nomerge_seconds, "merge_qps baseline duration");
   app.add_option("--delete-frac", cfg.delete_frac, "Fraction of ids deleted");
+  app.add_option("--mt-n", cfg.mt_n, "merge_time: vectors in the one-pass build");
+  app.add_option("--mt-new-frac", cfg.mt_new_frac, "merge_time: new vectors, fraction of N");
+  app.add_option("--mt-del-frac", cfg.mt_del_frac, "merge_time: deleted ids, fraction of N");
+  app.add_option("--mt-rebuild", cfg.mt_rebuild,
+                 "merge_time: also time a full rebuild on a copy of the directory");
+  app.add_option("--flat-threshold", cfg.flat_threshold,
+                 "flat_threshold of the collections that are not one-pass built");
+  app.add_option("--lb-n", cfg.lb_n, "live_build: vectors (0 = all base rows)");
+  app.add_option("--lb-merge-threads", cfg.lb_merge_threads,
+                 "live_build: merge_threads of the background merges (0 = nproc)");
+  app.add_option("--lb-throttle", cfg.lb_throttle,
+                 "live_build: the writer waits for a running merge after each batch");
+  app.add_option("--lb-one-pass", cfg.lb_one_pass, "live_build: also the one-pass build");
+  app.add_option("--wait-idle", cfg.wait_idle, "pending: wait for the indexer before sweeps");
   CLI11_PARSE(app, argc, argv);
   if (cfg.dataset.empty()) cfg.dataset = cfg.base;
 
@@ -688,6 +1036,9 @@ int main(int argc, char** argv) {
     all["peak_rss_mib"] = PeakRssMiB();
     if (!cfg.json_out.empty()) std::ofstream(cfg.json_out) << all.dump(2) << "\n";
   };
+  g_all = &all;
+  g_save = save;
+  if (has("merge_time")) RunMergeTime(cfg, d);
   if (has("inserts")) {
     all["inserts"] = RunInserts(cfg, d);
     save();
@@ -698,7 +1049,9 @@ int main(int argc, char** argv) {
     all["pending"] = p;
     if (has("merge_qps")) all["merge_qps"] = mq;
     if (has("deletes")) all["deletes"] = del;
+    save();
   }
+  if (has("live_build")) RunLiveBuild(cfg, d);
   save();
   return 0;
 }
