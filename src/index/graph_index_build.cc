@@ -78,6 +78,36 @@ Status GraphBuildOptions::Validate() const {
   return Status::OK();
 }
 
+Result<quant::ProductQuantizer> TrainGraphQuantizer(const float* rows, std::uint64_t n,
+                                                    std::uint32_t dim,
+                                                    const GraphBuildOptions& options) {
+  quant::PqOptions pq_opt;
+  // Default code size: DiskANN's 32 bytes where dim allows, dim / 4 up to 96
+  // bytes for high dimensions (measured: 12-byte codes at 48 dims lose a third
+  // of recall@10 on normalised data; 32 bytes at 128 dims match DiskANN).
+  pq_opt.m = options.pq_bytes ? options.pq_bytes
+                              : std::max<std::uint32_t>(std::min<std::uint32_t>(dim, 32),
+                                                        std::min<std::uint32_t>(dim / 4, 96));
+  pq_opt.m = std::min<std::size_t>(pq_opt.m, dim);
+  // Centring helps L2; for inner products the mean shifts every score equally
+  // only under L2, so IP trains uncentred (pitfall 1 of the notes). Cosine
+  // codes are of unit vectors, ranked by L2 (the same order as cosine), so
+  // they train centred like L2. Measured on synth200k768c at 96 bytes:
+  // recall@10 at L 50 0.589 with uncentred codes and IP tables, 0.735 with L2
+  // tables, 0.734 centred (DiskANN 0.738); bench/results/graph_synth200k768c.md.
+  pq_opt.center = options.metric != Metric::kInnerProduct;
+  pq_opt.seed = options.seed;
+  pq_opt.threads = options.threads;
+  pq_opt.opq_iterations = static_cast<int>(options.opq_iterations);
+  if (options.pq_train_rows) pq_opt.max_train_rows = options.pq_train_rows;
+  return quant::ProductQuantizer::Train(rows, n, dim, pq_opt);
+}
+
+std::uint64_t GraphQuantizerTrainRows(std::uint64_t n, const GraphBuildOptions& options) {
+  return std::min<std::uint64_t>(n, options.pq_train_rows ? options.pq_train_rows
+                                                          : quant::PqOptions{}.max_train_rows);
+}
+
 Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std::string& index_dir,
                                          const GraphBuildOptions& options,
                                          const BuildProgress& progress) {
@@ -115,27 +145,8 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   // ---- PQ ----
   phase.Reset();
   report_progress("pq", 0.0);
-  quant::PqOptions pq_opt;
-  // Default code size: DiskANN's 32 bytes where dim allows, dim / 4 up to 96
-  // bytes for high dimensions (measured: 12-byte codes at 48 dims lose a third
-  // of recall@10 on normalised data; 32 bytes at 128 dims match DiskANN).
-  pq_opt.m = options.pq_bytes ? options.pq_bytes
-                              : std::max<std::uint32_t>(std::min<std::uint32_t>(dim, 32),
-                                                        std::min<std::uint32_t>(dim / 4, 96));
-  pq_opt.m = std::min<std::size_t>(pq_opt.m, dim);
-  // Centring helps L2; for inner products the mean shifts every score equally
-  // only under L2, so IP trains uncentred (pitfall 1 of the notes). Cosine
-  // codes are of unit vectors, ranked by L2 (the same order as cosine), so
-  // they train centred like L2. Measured on synth200k768c at 96 bytes:
-  // recall@10 at L 50 0.589 with uncentred codes and IP tables, 0.735 with L2
-  // tables, 0.734 centred (DiskANN 0.738); bench/results/graph_synth200k768c.md.
-  pq_opt.center = options.metric != Metric::kInnerProduct;
-  pq_opt.seed = options.seed;
-  pq_opt.threads = options.threads;
-  pq_opt.opq_iterations = static_cast<int>(options.opq_iterations);
-  if (options.pq_train_rows) pq_opt.max_train_rows = options.pq_train_rows;
   STRATA_ASSIGN_OR_RETURN(quant::ProductQuantizer pq,
-                          quant::ProductQuantizer::Train(graph_rows.data(), n, dim, pq_opt));
+                          TrainGraphQuantizer(graph_rows.data(), n, dim, options));
   std::vector<std::uint8_t> codes(n * pq.code_size());
   STRATA_RETURN_IF_ERROR(pq.Encode(graph_rows.data(), n, codes.data(), options.threads));
   report.pq_bytes = static_cast<std::uint32_t>(pq.code_size());
@@ -167,7 +178,8 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   const graph::VamanaGraph& g = *reused;
   report.seconds_graph = phase.ElapsedSeconds();
 
-  GraphIndexContents contents{type, dim, n, values, graph_rows, &pq, &codes, &g};
+  GraphIndexContents contents{type, dim, n, values, graph_rows, &pq, &codes, &g,
+                              GraphQuantizerTrainRows(n, options)};
   STRATA_RETURN_IF_ERROR(WriteGraphIndex(contents, index_dir, options, progress, total, &report));
   return report;
 }

@@ -15,6 +15,12 @@
 #include "quant/pq/product_quantizer.h"
 
 namespace strata {
+namespace {
+
+// Retrain the codebook once the data is this many times what it was trained on.
+constexpr std::uint64_t kRetrainGrowth = 4;
+
+}  // namespace
 
 Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
                                          std::span<const std::uint8_t> deleted,
@@ -109,15 +115,26 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   std::vector<float>().swap(old_values);
   std::vector<float>().swap(old_graph_rows);
 
-  // Codes with the old codebook (trained once, at the first build).
+  // Codes with the old codebook: trained once, at the first build (seed
+  // 002), unless the data has since grown past kRetrainGrowth times what it
+  // was trained on while that was below a full training sample. Measured
+  // (bench/results/collection_merge_synth200k.md, live build): a codebook
+  // trained on the first 2,000 vectors and kept for 200k cost 7-10 points of
+  // recall@10 at L 10-20.
   phase.Reset();
+  std::uint64_t trained = m.parameters.value("pq_trained_rows", n_old);
+  const std::uint64_t full_sample = GraphQuantizerTrainRows(n, options);
+  if (trained < full_sample && n >= kRetrainGrowth * trained) {
+    STRATA_ASSIGN_OR_RETURN(*pq, TrainGraphQuantizer(merged_graph_rows.data(), n, dim, options));
+    trained = full_sample;
+  }
   std::vector<std::uint8_t> codes(n * pq->code_size());
   STRATA_RETURN_IF_ERROR(pq->Encode(merged_graph_rows.data(), n, codes.data(), options.threads));
   report.seconds_pq = phase.ElapsedSeconds();
 
   const std::span<const float> graph_rows(merged_graph_rows);
   const std::span<const float> values = separate ? std::span<const float>(merged_values) : graph_rows;
-  GraphIndexContents contents{type, dim, n, values, graph_rows, &*pq, &codes, &merged};
+  GraphIndexContents contents{type, dim, n, values, graph_rows, &*pq, &codes, &merged, trained};
   STRATA_RETURN_IF_ERROR(WriteGraphIndex(contents, index_dir, options, nullptr, total, &report));
   return report;
 }

@@ -235,7 +235,8 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
                     {"mem_graph_nodes", mem_graph.size()},
                     {"mem_graph_R", options.mem_graph_R},
                     {"shuffle_rounds", options.shuffle_rounds},
-                    {"shuffle_swaps", options.shuffle_swaps}};
+                    {"shuffle_swaps", options.shuffle_swaps},
+                    {"pq_trained_rows", contents.pq_trained_rows}};
     for (const char* name : {kGraphNodesFile, kPqFile, kEntryFile}) {
       format::ManifestFile f{name, 0, 0};
       STRATA_RETURN_IF_ERROR(format::ChecksumFile(dir + "/" + name, &f.bytes, &f.checksum));

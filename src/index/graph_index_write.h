@@ -25,7 +25,18 @@ struct GraphIndexContents {
   const quant::ProductQuantizer* pq = nullptr;
   std::vector<std::uint8_t>* codes = nullptr;  // n x code_size, by row; released while writing
   const graph::VamanaGraph* graph = nullptr;
+  // Rows the PQ codebook was trained on (manifest "pq_trained_rows"), so a
+  // later merge knows how far the data has grown past its training.
+  std::uint64_t pq_trained_rows = 0;
 };
+
+// Trains the graph index's PQ/OPQ quantizer on `n` rows (n x dim) with the
+// build's code-size, centring and OPQ rules.
+Result<quant::ProductQuantizer> TrainGraphQuantizer(const float* rows, std::uint64_t n,
+                                                    std::uint32_t dim,
+                                                    const GraphBuildOptions& options);
+// How many of `n` rows TrainGraphQuantizer samples.
+std::uint64_t GraphQuantizerTrainRows(std::uint64_t n, const GraphBuildOptions& options);
 
 // Lays the rows out (page shuffle per `options`), builds the MemGraph, and
 // writes every file aside, switching `index_dir` over once complete. Fills
