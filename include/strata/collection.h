@@ -1,6 +1,6 @@
 // The Collection: an embedded, crash-safe vector store that takes upserts
 // and deletes under 64-bit user ids while it serves searches. It follows the
-// DISKANN design of DefraDB (seed 002): an exact flat scan while the
+// DISKANN design of DefraDB's vector index inside its LSM store: an exact flat scan while the
 // collection is small; the write that crosses `flat_threshold` live vectors
 // builds the first SSD index; after that writes go to a durable pending list
 // searched beside the SSD index and merged into a new index version in the
@@ -104,10 +104,10 @@ struct CollectionOptions {
   UpdateMode update_mode = UpdateMode::kBuffered;
 
   // Below this many live vectors no SSD index exists and a search is an exact
-  // scan; the write that reaches it builds the first index (seed 002: 1,024).
+  // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).
   std::uint64_t flat_threshold = 1024;
   // The first build trains the quantizer on a random sample of at most this
-  // many bytes of vectors (seed 002: 128 MiB).
+  // many bytes of vectors (DefraDB's DISKANN: 128 MiB).
   std::uint64_t train_sample_bytes = 128ull << 20;
   // Merge policy: a background merge starts when the pending list holds
   // max(merge_pending_count, merge_pending_ratio * indexed vectors) vectors,

@@ -36,7 +36,7 @@ struct GraphBuildOptions {
   // OPQ rotation alternations for the PQ codes (0 = plain PQ as DiskANN).
   std::uint32_t opq_iterations = 0;
   // MemGraph: in-RAM navigation graph over this fraction of the nodes (0 =
-  // none; seed 000 uses 0.1 %..1 %), with its own degree and build list size.
+  // none; the OctopusANN design-space study uses 0.1 %..1 %), with its own degree and build list size.
   double mem_graph_ratio = 0.0;
   std::uint32_t mem_graph_R = 32;
   std::uint32_t mem_graph_L = 64;
@@ -48,7 +48,7 @@ struct GraphBuildOptions {
   std::uint32_t shuffle_rounds = 4;
   std::uint32_t shuffle_swaps = 3;
   // All-in-storage: each record also carries its neighbours' PQ codes, so
-  // search needs only the codebook in RAM (seed 002's default layout).
+  // search needs only the codebook in RAM (DefraDB's DISKANN default layout).
   bool all_in_storage = false;
   // Reuse the graph of this existing index directory (same vectors, metric
   // and R) instead of building one: for writing another layout or other codes
@@ -82,7 +82,7 @@ struct GraphBuildReport {
   double seconds_mem_graph = 0;
   double seconds_shuffle = 0;
   std::uint32_t mem_graph_nodes = 0;
-  double overlap_before = 0;      // seed 000's OR(G) of the id-order layout
+  double overlap_before = 0;      // OctopusANN's overlap ratio OR(G), id order
   double overlap_after = 0;       // ... of the written layout
   std::uint32_t records_per_page = 0;
   std::uint64_t empty_slots = 0;

@@ -1,4 +1,4 @@
-// The IVF index with Split-RaBitQ on SSD (RaBitQ-SSD, seed 003): building and
+// The IVF index with Split-RaBitQ on SSD (RaBitQ-SSD: Split Codes and Pipelined I/O): building and
 // opening.
 //
 // An IVF index lives in a directory:
@@ -44,7 +44,7 @@ struct IvfBuildOptions {
   std::string coarse = "irq";
   // Order of a cluster's records: "locality" (page-sized groups of nearby
   // vectors, so a query's survivors share pages) or "centroid" (ascending
-  // distance to the centroid only, seed 003).
+  // distance to the centroid only, as RaBitQ-SSD orders them).
   std::string page_order = "locality";
   // Lloyd iterations of each k-means level.
   std::uint32_t kmeans_iterations = 10;

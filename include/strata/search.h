@@ -11,7 +11,7 @@
 
 namespace strata {
 
-// The read pipelines of the IVF index (seed 003, Table 1), from the simplest
+// The read pipelines of the IVF index (RaBitQ-SSD, Table 1), from the simplest
 // to the default.
 enum class IvfPipeline : std::uint8_t {
   kNaive,       // one blocking read per surviving candidate
@@ -47,7 +47,7 @@ struct SearchParams {
   // Most nodes expanded per query; 0 means max(4 L, 32) (bounds memory and time).
   std::uint32_t max_expansions = 0;
 
-  // Graph I/O techniques (seed 000), each a switch; the defaults are the
+  // Graph I/O techniques (the OctopusANN design-space study), each a switch; the defaults are the
   // "default" profile, the best measured composition (docs/graph-search.md).
   // Start from the nearest nodes of the in-RAM navigation graph (MemGraph)
   // when the index has one, instead of the medoid.
@@ -71,7 +71,7 @@ struct SearchParams {
   // IVF: clusters probed per query (0 = the index's default).
   std::uint32_t nprobe = 0;
   IvfPipeline pipeline = IvfPipeline::kFull;
-  // IVF: most page reads in flight per query (0 = 16, seed 003's Q for <= 16
+  // IVF: most page reads in flight per query (0 = 16, RaBitQ-SSD's Q for <= 16
   // threads).
   std::uint32_t inflight = 0;
   // IVF, full pipeline: quantile of the pending lower bounds used as the
@@ -105,7 +105,7 @@ struct QueryStats {
   double latency_us = 0;              // wall time of the whole query
   std::uint32_t page_records = 0;     // graph: other records of fetched pages expanded (page search)
   std::uint32_t mem_graph_distances = 0;  // graph: exact distances in the MemGraph walk
-  // IVF pipeline columns (seed 003, Table 1); zero for graph indexes.
+  // IVF pipeline columns (RaBitQ-SSD, Table 1); zero for graph indexes.
   std::uint32_t clusters_probed = 0;  // clusters scanned in RAM
   std::uint32_t survivors = 0;        // candidates passing the RAM lower-bound screen
   std::uint32_t pages_dropped = 0;    // candidate pages pruned before their read

@@ -216,7 +216,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     } else {
       GraphBuildOptions o = stored.graph;
       o.threads = threads;
-      // Seed 002: train once on a sample of at most train_sample_bytes.
+      // DefraDB's DISKANN: train once on a sample of at most train_sample_bytes.
       o.pq_train_rows = std::max<std::uint64_t>(
           1, std::min<std::uint64_t>(ids.size(),
                                      options.train_sample_bytes / (stored.dim * sizeof(float))));
