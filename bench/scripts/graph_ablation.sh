@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Seed 000's ablation on a gen_synth.py data set: builds the packed index (PQ,
-# MemGraph sample 1 %), then from the same graph the page-shuffled index and
-# the default profile's index (OPQ + shuffle + MemGraph), runs
+# OctopusANN's ablation on a gen_synth.py data set: builds the packed index
+# (PQ, MemGraph sample 1 %), then from the same graph the page-shuffled index
+# and the default profile's index (OPQ + shuffle + MemGraph), runs
 # `strata bench --ablation` (single factors and C1..C5 at threads 1 and 2)
 # and plots recall against QPS and pages/query.
 # usage: bench/scripts/graph_ablation.sh NAME PQ_BYTES [METRIC]

@@ -4,7 +4,7 @@
 #   - the DiskANN-equivalent search (`--profile baseline`) on the id-ordered
 #     (packed) index, as DiskANN lays it out;
 #   - the same graph and the same plain PQ codes page-shuffled, searched with
-#     page search (seed 000's C1: no MemGraph, no cache, no OPQ).
+#     page search (OctopusANN's C1: no MemGraph, no cache, no OPQ).
 # Indexes: bench/scripts/graph_ablation.sh builds data/idx1m_pq_packed and
 # data/idx1m_pq_shuffled. Writes bench/results/graph_parity_synth1m*.{json,log}.
 set -euo pipefail

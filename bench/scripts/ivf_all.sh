@@ -6,13 +6,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 b="$root/bench/scripts/ivf_bench.sh"
 # synth1m, default build (C = N/1024, D_m = D, B = 9, IRQ): k = 10 sweep.
 NPROBE=1,2,3,4,6,8,12,16,24,32 "$b" synth1m l2 synth1m
-# The five pipelines (seed 003 Table 1 shape) on the same index, and the
-# scheduled designs as the seed has them (all Q slots filled before dist_k).
+# The five pipelines (RaBitQ-SSD Table 1 shape) on the same index, and the
+# scheduled designs as RaBitQ-SSD has them (all Q slots filled before dist_k).
 SKIP_BUILD=1 IDX_TAG=synth1m NPROBE=1,2,3,4 PIPELINES=naive,coalesced,overlapped,scheduled,full \
   "$b" synth1m l2 synth1m_pipelines
 SKIP_BUILD=1 IDX_TAG=synth1m NPROBE=1,2,3,4 PIPELINES=scheduled,full BENCH_FLAGS="--fill-first false" \
   "$b" synth1m l2 synth1m_pipelines_seed
-# Seed 003's record order (by distance to the centroid only).
+# RaBitQ-SSD's record order (by distance to the centroid only).
 NPROBE=1,2,3,4 "$b" synth1m l2 synth1m_centroid --page-order centroid
 # k = 100.
 K=100 NPROBE=2,4,6,8,12,16,24,32 SKIP_BUILD=1 IDX_TAG=synth1m "$b" synth1m l2 synth1m_k100

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# IVF index (seed 003) measurements on a data set already in data/:
+# IVF index (RaBitQ-SSD) measurements on a data set already in data/:
 # build (time, peak RSS, disk), then `strata bench` sweeps of nprobe.
 # usage: bench/scripts/ivf_bench.sh NAME METRIC TAG [build flags...]
 #   e.g. bench/scripts/ivf_bench.sh synth1m l2 synth1m

@@ -64,14 +64,14 @@ def interpolate(rows, target, key):
 def pipeline_table(doc, out_md, target=0.9, seed_doc=None):
     rows = doc["rows"] + [dict(r, pipeline=r["pipeline"] + " (seed)") for r in (seed_doc or {}).get("rows", [])]
     lines = [
-        "# IVF read pipelines at recall@10 = %.2f (seed 003 Table 1 shape)" % target,
+        "# IVF read pipelines at recall@10 = %.2f (RaBitQ-SSD Table 1 shape)" % target,
         "",
         "Index: `%s`. Per pipeline and thread count, the smallest swept nprobe "
         "reaching the target; per-query means. issued = 4 KiB pages read; drop = page "
         "candidates pruned before a read; waste = reads whose every candidate failed the "
         "re-screen; re-rank/surv = re-ranked records / RAM-screen survivors; io-wait = share "
         "of query time blocked in Wait; drain = share after the scan; QPSx relative to naive "
-        "at the same T. \"(seed)\" rows: the scheduled designs as seed 003 has them "
+        "at the same T. \"(seed)\" rows: the scheduled designs as RaBitQ-SSD has them "
         "(`--fill-first false`: all Q slots filled before a dist_k exists)." % doc["description"],
         "",
         "| T | pipeline | nprobe | recall@10 | QPS | QPSx | p50 us | p99 us | issued | drop | waste | re-rank/surv | io-wait | drain |",

@@ -1,15 +1,16 @@
 #!/usr/bin/python3
-"""Checks seed 000's page-read model against an ablation run.
+"""Checks OctopusANN's page-read model against an ablation run.
 
 usage: page_model.py ABLATION.json SHUFFLED_INDEX_DIR [L ...]
 
-Seed 000 (eq. 1): pages/query = O(R * H / (OR(G) * n_p)), with R the average
-out-degree, H the hops, n_p records per page and OR(G) the overlap ratio. For
-each configuration on the shuffled layout with page search, and for the
-baseline (where OR ~ 0 and every expanded node costs one page: pages = W * H),
-prints measured pages next to the prediction with one constant fitted on C1 at
-the first L, so the table shows how well the model's shape holds across L and
-configurations. Markdown on stdout.
+OctopusANN ("I/O Optimizations for Graph-Based Disk-Resident ANN Search: A
+Design Space Exploration", eq. 1): pages/query = O(R * H / (OR(G) * n_p)), with
+R the average out-degree, H the hops, n_p records per page and OR(G) the
+overlap ratio. For each configuration on the shuffled layout with page search,
+and for the baseline (where OR ~ 0 and every expanded node costs one page:
+pages = W * H), prints measured pages next to the prediction with one constant
+fitted on C1 at the first L, so the table shows how well the model's shape
+holds across L and configurations. Markdown on stdout.
 """
 import json
 import sys

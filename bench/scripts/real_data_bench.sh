@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The graph ablation (seed 000's techniques, OPQ, the default) and the IVF
+# The graph ablation (OctopusANN's techniques, OPQ, the default) and the IVF
 # index on the real data sets of bench/scripts/real_data.py: GloVe-100
 # (340k x 100, cosine, 32-byte codes) and Fashion-MNIST (60k x 784, L2,
 # 96-byte codes). Writes bench/results/graph_ablation_{glove100,fmnist}.* and

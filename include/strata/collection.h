@@ -20,8 +20,11 @@
 //
 // Durability: a write that returned OK is in RocksDB's write-ahead log. With
 // Durability::kSync the log is fsynced before the call returns (survives
-// power loss); with kAsync the log is written to the OS before the call
-// returns (survives kill -9) and fsynced every `sync_interval_ms`.
+// power loss), by group commit: concurrent writers share one fsync, and a
+// write becomes visible to searches only once it is durable; if that fsync
+// fails the call returns the error and the write's outcome is unknown (the
+// log may still hold it). With kAsync the log is written to the OS before
+// the call returns (survives kill -9) and fsynced every `sync_interval_ms`.
 //
 // Concurrency contract:
 //   - Any number of threads may call any method at once (except Close and the
@@ -133,7 +136,7 @@ struct CollectionOptions {
   // Writes wait for a merge when the pending vectors would exceed it.
   std::uint64_t memory_budget_bytes = 0;
   // How the SSD index is opened (node cache, I/O engine, resident codes:
-  // seed 002's opt-in for all-in-storage indexes).
+  // DefraDB's DISKANN opt-in for all-in-storage indexes).
   OpenOptions open;
   // Payloads larger than this are InvalidArgument.
   std::uint32_t max_payload_bytes = 1u << 20;
@@ -186,8 +189,10 @@ struct CollectionStats {
   double first_build_seconds = 0;   // the threshold write's build, when in this open
   std::uint64_t ram_bytes = 0;      // index RAM + pending vectors + maps
   std::uint64_t pending_ram_bytes = 0;  // the pending vectors' RAM (bounded by memory_budget_bytes)
+  std::uint64_t cached_nodes = 0;   // graph records in the node cache (at most half the budget)
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write
+  std::uint64_t log_syncs = 0;      // sync mode: fsyncs of the log by writers (group commits)
   std::string index_description;    // Index::Describe() of the current version
 };
 
@@ -226,14 +231,19 @@ class Collection {
 
   // The params.index.k nearest live vectors to `query` (dim floats), nearest
   // first (fewer if the collection holds fewer). InvalidArgument for a wrong
-  // dimension, NaN, or bad parameters.
+  // dimension, NaN, or bad parameters. With `stats`, what the SSD index's
+  // part of the query cost (zero in the flat phase; the pending list is in
+  // RAM), latency_us the whole query's.
   Result<std::vector<SearchHit>> Search(std::span<const float> query,
-                                        const CollectionSearchParams& params) const;
+                                        const CollectionSearchParams& params,
+                                        QueryStats* stats = nullptr) const;
   // Searches each of the queries.size() / dim rows with `threads` threads
-  // (0 = all cores); every query sees the same snapshot.
+  // (0 = all cores); every query sees the same snapshot. With `stats`, one
+  // entry per query, as Search gives.
   Result<std::vector<std::vector<SearchHit>>> SearchBatch(std::span<const float> queries,
                                                           const CollectionSearchParams& params,
-                                                          unsigned threads = 0) const;
+                                                          unsigned threads = 0,
+                                                          std::vector<QueryStats>* stats = nullptr) const;
 
   std::uint64_t Count() const;
   CollectionStats Stats() const;

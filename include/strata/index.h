@@ -1,7 +1,8 @@
 // Opening and searching SSD-resident indexes of any type through one
 // interface. Each index type has its own header for building and its own
 // options: strata/graph_index.h (DiskANN/Vamana graph), strata/ivf_index.h
-// (IVF with Split-RaBitQ, seed 003). Index::Open reads the directory's
+// (IVF with Split-RaBitQ, as in "RaBitQ-SSD: Split Codes and Pipelined I/O
+// for SSD-Resident Vector Search"). Index::Open reads the directory's
 // manifest and opens whichever type it holds.
 //
 // Thread-safety: an open Index is immutable and may be shared by any number of
@@ -51,7 +52,7 @@ struct OpenOptions {
   // Verify every file's checksum at open (reads the whole index once).
   bool verify_checksums = false;
   // Graph indexes built all-in-storage: keep the PQ codes in one RAM array
-  // anyway (seed 002's opt-in) instead of reading them from the records.
+  // anyway (DefraDB's DISKANN opt-in) instead of reading them from the records.
   bool resident_codes = false;
 };
 

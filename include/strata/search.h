@@ -78,7 +78,7 @@ struct SearchParams {
   // drain threshold (1 = behave as the scheduled pipeline).
   float drain_alpha = 0.4f;
   // IVF, scheduled and full pipelines: until k records are re-ranked there
-  // is no dist_k to prune against, and seed 003's scheduler fills all Q
+  // is no dist_k to prune against, and RaBitQ-SSD's scheduler fills all Q
   // slots with unpruned pages. With fill_first it keeps in flight only the
   // pages whose candidates are needed to reach k results, so the pages that
   // follow are pruned against a real dist_k (synth1m, nprobe 2: 31.8 -> 21.8

@@ -10,6 +10,7 @@
 
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -66,7 +67,16 @@ struct Collection::Impl {
   std::size_t vector_bytes = 0;  // dim * element size (stored form)
   int lock_fd = -1;
   std::unique_ptr<rocksdb::DB> db;
-  rocksdb::WriteOptions write_options;
+  rocksdb::WriteOptions write_options;  // never sync: see group_commit
+  OpenOptions index_open;  // options.open with the node cache within the memory budget
+  // Durability::kSync: group commit. A write appends its batch to the log
+  // unsynced under write_mu, applies it to RAM, releases write_mu, and then
+  // waits in SyncThrough for one fsync that covers it: the writers that
+  // queued behind one fsync share the next (the group commit of Gray &
+  // Reuter, "Transaction Processing"; DeWitt et al., "Implementation
+  // Techniques for Main Memory Database Systems"). A write becomes visible
+  // to searches only once durable.
+  bool group_commit = false;
 
   // ---- writes (guarded by write_mu_) ----
   std::mutex write_mu;
@@ -77,6 +87,12 @@ struct Collection::Impl {
   std::unordered_map<VectorId, std::uint64_t> tombstones;
   std::uint64_t version_seq = 0;  // last write folded into the current version
   std::atomic<std::uint64_t> live{0};
+  // The last write in the log and applied to RAM (set under write_mu), and
+  // the last one covered by an fsync of the log (group commit).
+  std::atomic<std::uint64_t> logged_seq{0};
+  std::atomic<std::uint64_t> durable_seq{0};
+  std::mutex sync_mu;  // one log fsync at a time (group commit leader)
+  std::atomic<std::uint64_t> log_syncs{0};
   std::condition_variable merge_done_cv;  // with write_mu: a merge switched or failed
 
   // ---- published to searches (guarded by state_mu_) ----
@@ -108,12 +124,21 @@ struct Collection::Impl {
     std::lock_guard<std::mutex> lock(state_mu);
     return {state, visible_seq};
   }
-  // Publishes a new state and/or visible sequence (call with write_mu held).
+  // Publishes a new state (call with write_mu held) and/or makes the
+  // writes up to `seq` visible (visibility only grows: a group commit's
+  // leader publishes outside write_mu).
   void Publish(std::shared_ptr<const CollectionState> next, std::uint64_t seq) {
     std::lock_guard<std::mutex> lock(state_mu);
     if (next) state = std::move(next);
-    visible_seq = seq;
+    visible_seq = std::max(visible_seq, seq);
   }
+  // A write with sequence `seq`, logged and applied to RAM, is acknowledged:
+  // in async mode visible at once; in sync mode (group commit) after an
+  // fsync of the log covers it (collection_write.cc). Call after write_mu
+  // is released in sync mode; with it held in async mode.
+  Status Acknowledge(std::uint64_t seq);
+  // Records that every write up to `seq` is in a synced log.
+  void MarkDurable(std::uint64_t seq);
   const CollectionState& current() const { return *state; }  // with write_mu held
 
   // The 'v' records of `ids` (latest values): values[i] with statuses[i]

@@ -121,7 +121,8 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   STRATA_RETURN_IF_ERROR(FromRocks(rocksdb::DB::Open(ro, dir + "/" + kDbDir, &raw),
                                    "collection: opening " + dir + "/" + kDbDir));
   impl->db.reset(raw);
-  impl->write_options.sync = options.durability == Durability::kSync;
+  impl->write_options.sync = false;
+  impl->group_commit = options.durability == Durability::kSync;
 
   // ---- creation options ----
   std::string text;
@@ -176,14 +177,16 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   for (const auto& entry : fs::directory_iterator(impl->IndexRoot(), ec)) {
     if (entry.path().string() != current_dir) fs::remove_all(entry.path(), ec);
   }
+  // The node cache gets at most half the memory budget, in this version and
+  // in every one a merge loads.
+  impl->index_open = options.open;
+  if (options.memory_budget_bytes > 0) {
+    impl->index_open.cache_mib = std::min<std::uint64_t>(impl->index_open.cache_mib,
+                                                         options.memory_budget_bytes / 2 >> 20);
+  }
   if (version_number != 0) {
-    OpenOptions open = options.open;
-    if (options.memory_budget_bytes > 0) {
-      open.cache_mib = std::min<std::uint64_t>(open.cache_mib,
-                                               options.memory_budget_bytes / 2 >> 20);
-    }
     STRATA_ASSIGN_OR_RETURN(state->version,
-                            IndexVersion::Load(version_number, current_dir, open));
+                            IndexVersion::Load(version_number, current_dir, impl->index_open));
   }
   STRATA_RETURN_IF_ERROR(MakePending(st.dim, st.metric, state.get()));
 
@@ -226,7 +229,14 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   const std::uint64_t indexed_live =
       state->version ? state->version->size() - state->version->dead_count() : 0;
   impl->live = indexed_live + impl->pending_pos.size();
+  if (impl->group_commit) {
+    // What the log held unsynced when the last process died is visible from
+    // now on: make it durable first.
+    STRATA_RETURN_IF_ERROR(FromRocks(impl->db->SyncWAL(), "collection: syncing the log"));
+  }
   impl->Publish(std::move(state), impl->last_seq);
+  impl->logged_seq = impl->last_seq;
+  impl->durable_seq = impl->last_seq;  // recovered from the log
 
   Impl* p = impl.get();
   if (options.durability == Durability::kAsync) {
@@ -344,6 +354,7 @@ CollectionStats Collection::Stats() const {
     s.index_version = v.number();
     s.ram_bytes += v.memory_bytes();
     s.index_description = v.index().Describe();
+    s.cached_nodes = v.index().cached_nodes();
   }
   const std::uint64_t indexed_live = s.indexed - s.deleted;
   s.pending = s.live > indexed_live ? s.live - indexed_live : 0;
@@ -351,6 +362,7 @@ CollectionStats Collection::Stats() const {
   s.ram_bytes += s.pending_ram_bytes;
   s.merges = m.merges_done.load();
   s.streaming_merges = m.streaming_merges.load();
+  s.log_syncs = m.log_syncs.load();
   s.merging = m.merging.load();
   s.last_merge_seconds = m.last_merge_seconds.load();
   s.first_build_seconds = m.first_build_seconds.load();

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <numeric>
 #include <random>
 #include <set>
 #include <thread>
@@ -410,6 +412,63 @@ TEST(Collection, ConcurrentReadersAndWritersWithMerges) {
   EXPECT_GE(c.Stats().merges, 2u);  // the threshold build and at least one background merge
 }
 
+// Sync durability commits in groups: concurrent writers share log fsyncs,
+// and a write is visible to the writer's next search the moment it returns.
+TEST(Collection, SyncModeGroupCommitReadsYourWritesAndSurvivesReopen) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.durability = Durability::kSync;
+  o.flat_threshold = 1u << 30;  // stay an exact scan: a found id is certain
+  constexpr int kWriters = 8, kEach = 40;
+  Model model;
+  std::mutex model_mu;
+  std::atomic<int> failures{0};
+  {
+    auto opened = Collection::Open(dir.File("c"), o);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    Collection& c = **opened;
+    std::vector<std::thread> writers;
+    for (int w = 0; w < kWriters; ++w) {
+      writers.emplace_back([&, w] {
+        std::mt19937_64 rng(500 + w);
+        CollectionSearchParams p;
+        p.index.k = 1;
+        for (int i = 0; i < kEach; ++i) {
+          const VectorId id = static_cast<VectorId>(w) << 40 | static_cast<VectorId>(i);
+          const auto v = RandomVector(rng);
+          const std::string payload = "w" + std::to_string(w) + "i" + std::to_string(i);
+          if (!c.Upsert(id, v, payload).ok()) {
+            failures++;
+            continue;
+          }
+          {
+            std::lock_guard<std::mutex> lock(model_mu);
+            model.live[id] = {v, payload};
+          }
+          auto hits = c.Search(v, p);
+          if (!hits.ok() || hits->empty() || (*hits)[0].id != id || (*hits)[0].distance != 0) failures++;
+          if (i % 10 == 9 && !c.Delete(std::vector<VectorId>{id}).ok()) failures++;
+          if (i % 10 == 9) {
+            std::lock_guard<std::mutex> lock(model_mu);
+            model.live.erase(id);
+          }
+        }
+      });
+    }
+    for (auto& t : writers) t.join();
+    EXPECT_EQ(failures.load(), 0);
+    const CollectionStats st = c.Stats();
+    const std::uint64_t writes = kWriters * kEach + kWriters * kEach / 10;
+    EXPECT_GE(st.log_syncs, 1u);
+    EXPECT_LE(st.log_syncs, writes);
+    ExpectStoredExactly(c, model);
+    ASSERT_TRUE(c.Close().ok());
+  }
+  auto reopened = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  ExpectStoredExactly(**reopened, model);
+}
+
 TEST(Collection, DeletingBelowTheIndexMinimumReturnsToTheFlatPhase) {
   testutil::ScratchDir dir;
   const std::string path = dir.File("c");
@@ -468,6 +527,59 @@ TEST(Collection, MemoryBudgetBoundsThePendingVectors) {
   EXPECT_GE((*c)->Stats().merges, 2u);
   EXPECT_GE(Recall(**c, model, rng, 30), 0.9);
   ExpectStoredExactly(**c, model);
+}
+
+// The node cache takes at most half the memory budget, in the version the
+// threshold build (a merge) loads and in the one an open loads.
+TEST(Collection, MemoryBudgetBoundsTheNodeCache) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("c");
+  CollectionOptions o = SmallOptions();
+  o.open.cache_mib = 64;
+  o.memory_budget_bytes = 1u << 20;  // half of it rounds to 0 MiB: no cache
+  std::mt19937_64 rng(11);
+  Model model;
+  {
+    auto c = Collection::Open(path, o);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    std::vector<VectorId> ids(600);
+    std::iota(ids.begin(), ids.end(), 0);
+    ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());
+    ASSERT_GT((*c)->Stats().index_version, 0u);
+    EXPECT_EQ((*c)->Stats().cached_nodes, 0u);
+    ASSERT_TRUE((*c)->Close().ok());
+  }
+  CollectionOptions unbounded = o;
+  unbounded.memory_budget_bytes = 0;
+  unbounded.create_if_missing = false;
+  {
+    auto c = Collection::Open(path, unbounded);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_GT((*c)->Stats().cached_nodes, 0u);  // the same cache_mib, no budget
+    ASSERT_TRUE((*c)->Close().ok());
+  }
+  auto c = Collection::Open(path, o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->Stats().cached_nodes, 0u);
+  ExpectStoredExactly(**c, model);
+  // Without a cache every expansion is a read, and the stats say so.
+  CollectionSearchParams p;
+  p.index.k = 10;
+  p.index.list_size = 32;
+  QueryStats qs;
+  ASSERT_TRUE((*c)->Search(RandomVector(rng), p, &qs).ok());
+  EXPECT_GT(qs.pages_read, 0u);
+  EXPECT_EQ(qs.cache_hits, 0u);
+  EXPECT_GT(qs.latency_us, 0);
+  std::vector<float> batch;
+  for (int q = 0; q < 3; ++q) {
+    const auto v = RandomVector(rng);
+    batch.insert(batch.end(), v.begin(), v.end());
+  }
+  std::vector<QueryStats> per_query;
+  ASSERT_TRUE((*c)->SearchBatch(batch, p, 2, &per_query).ok());
+  ASSERT_EQ(per_query.size(), 3u);
+  for (const QueryStats& s : per_query) EXPECT_GT(s.pages_read, 0u);
 }
 
 }  // namespace

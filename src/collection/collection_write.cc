@@ -1,6 +1,7 @@
 // Collection writes: Upsert and Delete (one RocksDB write batch each, then
-// the in-RAM pending set and death marks, then the visible sequence), Get,
-// and the stored element conversions.
+// the in-RAM pending set and death marks, then the visible sequence, after a
+// group commit's fsync in sync mode), Get, and the stored element
+// conversions.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -106,6 +107,34 @@ bool Collection::Impl::MergeDue() const {
   return options.merge_pending_bytes > 0 && bytes >= options.merge_pending_bytes;
 }
 
+Status Collection::Impl::Acknowledge(std::uint64_t seq) {
+  if (!group_commit) {
+    Publish(nullptr, seq);  // in the OS's hands: survives kill -9
+    return Status::OK();
+  }
+  // Visible implies durable: MarkDurable publishes before it advances
+  // durable_seq, so returning on this check never precedes visibility.
+  if (durable_seq.load(std::memory_order_acquire) >= seq) return Status::OK();
+  std::lock_guard<std::mutex> lock(sync_mu);
+  if (durable_seq.load(std::memory_order_acquire) >= seq) return Status::OK();  // a leader's fsync covered it
+  // Lead: one fsync for every write logged so far, this one included.
+  const std::uint64_t target = logged_seq.load(std::memory_order_acquire);
+  // On failure the outcome of the writes it covered is unknown (the log may
+  // hold them): the caller gets the error, and a later successful fsync
+  // makes them visible.
+  STRATA_RETURN_IF_ERROR(FromRocks(db->SyncWAL(), "syncing the log"));
+  log_syncs++;
+  MarkDurable(target);
+  return Status::OK();
+}
+
+void Collection::Impl::MarkDurable(std::uint64_t seq) {
+  Publish(nullptr, seq);
+  std::uint64_t cur = durable_seq.load(std::memory_order_acquire);
+  while (cur < seq && !durable_seq.compare_exchange_weak(cur, seq, std::memory_order_acq_rel)) {
+  }
+}
+
 void Collection::Impl::RequestMerge() {
   if (!options.background_merge) return;
   {
@@ -160,6 +189,7 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
   }
   std::vector<float> row(dim);
   bool first_build = false;
+  std::uint64_t upsert_seq = 0;
   {
     std::unique_lock<std::mutex> lock(m.write_mu);
     // Memory budget: wait for a merge to drain the pending vectors.
@@ -220,14 +250,16 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
       m.pending_pos[id] = pos;
     }
     m.live += added;
-    m.Publish(nullptr, seq);
+    m.logged_seq.store(seq, std::memory_order_release);
+    upsert_seq = seq;
     m.WakeIndexer();
     first_build = !cur.version && m.live >= m.options.flat_threshold;
     if (!first_build && m.MergeDue()) m.RequestMerge();
   }
+  STRATA_RETURN_IF_ERROR(m.Acknowledge(upsert_seq));
   if (first_build) {
-    // Seed 002: the write that crosses the threshold trains and builds the
-    // first SSD index before it returns.
+    // DefraDB's DISKANN lifecycle: the write that crosses the threshold
+    // trains and builds the first SSD index before it returns.
     // The write itself is durable and visible already: a failed build does
     // not un-acknowledge it. The collection stays in the flat phase, the
     // error is kept for Merge/WaitForMerge, and the next write retries.
@@ -244,7 +276,7 @@ Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
                                    " exceeds max_batch " + std::to_string(m.options.max_batch));
   }
   STRATA_RETURN_IF_ERROR(CheckUniqueIds(ids));
-  std::lock_guard<std::mutex> lock(m.write_mu);
+  std::unique_lock<std::mutex> lock(m.write_mu);
   const CollectionState& cur = m.current();
   const std::uint64_t seq = m.last_seq + 1;
   const std::string s = collection::EncodeU64(seq);
@@ -276,8 +308,10 @@ Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
     m.tombstones[id] = seq;
   }
   m.live -= existing.size();
-  m.Publish(nullptr, seq);
+  m.logged_seq.store(seq, std::memory_order_release);
   if (m.MergeDue()) m.RequestMerge();
+  lock.unlock();
+  STRATA_RETURN_IF_ERROR(m.Acknowledge(seq));
   return static_cast<std::uint64_t>(existing.size());
 }
 

@@ -1,7 +1,7 @@
 // The in-RAM copy of the pending list: vectors written since the current
 // index version was built, searched by exact scan beside the SSD index (the
-// "pending delta" of seed 002, caught up from the durable list in RocksDB at
-// open).
+// "pending delta" of DefraDB's DISKANN vector index, caught up from the
+// durable list in RocksDB at open).
 //
 // Multi-version: each entry carries the write sequence that inserted it and
 // the one that killed it (replaced or deleted), so a search at snapshot S

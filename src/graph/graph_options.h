@@ -41,9 +41,9 @@ struct VamanaBuildOptions {
   // Graph slack: a node may collect up to floor(slack_factor * max_degree)
   // reverse edges before it is pruned back to max_degree (DiskANN's
   // GRAPH_SLACK_FACTOR). Pruning at exactly R on every reverse edge cost three
-  // quarters of build time in seed 002; here (30k x 128) slack 1.0 made 16x
-  // more reverse-edge prunes and 5.5x more prune distance work than 1.3, for
-  // the same recall. In [1, 4].
+  // quarters of build time in DefraDB's DISKANN vector index; here (30k x 128)
+  // slack 1.0 made 16x more reverse-edge prunes and 5.5x more prune distance
+  // work than 1.3, for the same recall. In [1, 4].
   float slack_factor = 1.3f;
   // C (maxc): RobustPrune considers only the nearest this many candidates. >= max_degree.
   std::uint32_t max_occlusion_size = 750;

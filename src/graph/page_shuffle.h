@@ -4,7 +4,9 @@
 // Algorithm (Starling, Wang et al., SIGMOD 2024, "Starling: An I/O-Efficient
 // Disk-Resident Graph Index Framework", block shuffling; reference code
 // SonglinLife/SSD_BASED_PLAN include/partitioner.h; notes in
-// shared/research/algorithms.md §6; seed 000 §3.1 / §4.2.1):
+// shared/research/algorithms.md §6; OctopusANN, "I/O Optimizations for
+// Graph-Based Disk-Resident ANN Search: A Design Space Exploration", §3.1 /
+// §4.2.1):
 //   1. Breadth-first fill: stream nodes in id order; each unplaced node opens
 //      (or joins) the current page, which is then filled with the unplaced
 //      out-neighbours of its members, breadth-first, until it holds
@@ -185,7 +187,7 @@ Result<PagePartition> ShufflePages(const FlatAdjacency& graph, const PageShuffle
 // if records_per_page == 0 or n >= 2^32 - 1.
 Result<PagePartition> IdentityPartition(std::uint64_t n, std::uint32_t records_per_page);
 
-// Seed 000's overlap ratio:
+// OctopusANN's overlap ratio:
 //   OR(G) = (1/n) * sum_u |N_out(u) ∩ B(u) \ {u}| / (C - 1),
 // B(u) = the nodes on u's page, C = records_per_page (the page capacity, so a
 // short last page is not favoured). Neighbour lists are taken as sets only if

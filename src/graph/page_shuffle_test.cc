@@ -59,7 +59,7 @@ std::vector<NodeId> Permutation(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
-// The textbook definition, straight from seed 000 §3.1: for every node u,
+// The textbook definition, straight from OctopusANN §3.1: for every node u,
 // |N(u) ∩ B(u) \ {u}| / (C - 1) with set intersection, averaged over u.
 double BruteForceOverlap(const Lists& lists, const PagePartition& part) {
   const std::uint32_t c = part.records_per_page;

@@ -182,7 +182,7 @@ void VamanaInserter::AddReverseEdge(NodeId j, NodeId p, const PruneParams& param
     {
       std::lock_guard<SpinLock> guard(locks_[j]);
       if (graph_.Contains(j, p)) return;
-      if (graph_.Append(j, p)) return;  // slack left: no prune (seed 002's fix)
+      if (graph_.Append(j, p)) return;  // slack left: no prune (DefraDB's DISKANN fix)
       const auto nb = graph_.Neighbors(j);
       w.snapshot.assign(nb.begin(), nb.end());
     }

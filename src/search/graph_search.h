@@ -1,5 +1,6 @@
 // Search over an SSD-resident graph index: DiskANN's beam search with the I/O
-// techniques of seed 000 as switches (SearchParams):
+// techniques of OctopusANN ("I/O Optimizations for Graph-Based Disk-Resident
+// ANN Search: A Design Space Exploration") as switches (SearchParams):
 //   - candidate list of size L ranked by PQ distance (codes in RAM, or inline
 //     in the records for all-in-storage indexes);
 //   - entry: the medoid, or the nearest sample nodes of the in-RAM MemGraph;
@@ -11,7 +12,8 @@
 //   - an expanded node's exact distance is kept for the final re-rank and its
 //     unvisited neighbours are PQ-scored into the list; with page search every
 //     record of a fetched page is expanded (pages are then read once each);
-//   - the walk is bounded by max(4 L, 32) expansions (seed 002).
+//   - the walk is bounded by max(4 L, 32) expansions (DefraDB's DISKANN
+//     vector index).
 // Results come only from expanded nodes, ranked by exact distance, and are
 // reported as external ids. Without the pipeline, results are independent of
 // I/O timing (identical across runs and thread counts).

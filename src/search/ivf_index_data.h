@@ -1,4 +1,4 @@
-// IvfIndexData: the read-only, shared state of an open IVF index (seed 003):
+// IvfIndexData: the read-only, shared state of an open IVF index (RaBitQ-SSD):
 // the fine quantizer (rotation, D_m, B), the coarse quantizer over the
 // centroids, per-cluster tables, ids and FastScan blocks in RAM, and the
 // SSD records file. Built by the index module at open; immutable afterwards,

@@ -1,6 +1,6 @@
-// The read pipelines of seed 003 Table 1 (see ivf_search.h): what happens to
-// a surviving candidate or a finished page group, after each FastScan block,
-// and after the scan (the drain).
+// The read pipelines of RaBitQ-SSD Table 1 (see ivf_search.h): what happens
+// to a surviving candidate or a finished page group, after each FastScan
+// block, and after the scan (the drain).
 #include <algorithm>
 #include <functional>
 

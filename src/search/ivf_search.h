@@ -1,13 +1,14 @@
-// Search over an SSD-resident IVF index with Split-RaBitQ (RaBitQ-SSD, seed
-// 003): the coarse quantizer picks n_probe clusters; each cluster's RAM
-// FastScan blocks give, per vector, an estimate and a lower bound of its
-// distance from the first D_m code bits; a vector survives when its lower
-// bound is below the current k-th re-ranked distance dist_k; survivors are
-// re-ranked from their SSD record (full B-bit estimate, or the exact
-// distance with raw records) once its page is read. Survivors of one page
-// form a page candidate with the page lower bound = min of their bounds.
+// Search over an SSD-resident IVF index with Split-RaBitQ ("RaBitQ-SSD: Split
+// Codes and Pipelined I/O for SSD-Resident Vector Search"): the coarse
+// quantizer picks n_probe clusters; each cluster's RAM FastScan blocks give,
+// per vector, an estimate and a lower bound of its distance from the first
+// D_m code bits; a vector survives when its lower bound is below the current
+// k-th re-ranked distance dist_k; survivors are re-ranked from their SSD
+// record (full B-bit estimate, or the exact distance with raw records) once
+// its page is read. Survivors of one page form a page candidate with the page
+// lower bound = min of their bounds.
 //
-// The five read pipelines of seed 003 Table 1 (SearchParams::pipeline):
+// The five read pipelines of RaBitQ-SSD Table 1 (SearchParams::pipeline):
 //   naive       one blocking read per surviving candidate, re-ranked at once
 //   coalesced   survivors of a page share one blocking read, issued when the
 //               scan leaves the page (after re-checking them against dist_k)
@@ -55,7 +56,7 @@ namespace strata::search {
 // thread-safe; one per search thread. `index` must outlive it.
 class IvfSearchContext {
  public:
-  // Default page reads in flight (seed 003: Q = 16 for <= 16 threads).
+  // Default page reads in flight (RaBitQ-SSD: Q = 16 for <= 16 threads).
   static constexpr std::uint32_t kDefaultInflight = 16;
 
   // `max_inflight` (1..256) bounds SearchParams::inflight for this context.

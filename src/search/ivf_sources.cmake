@@ -1,4 +1,4 @@
-# IVF search (owned by the IVF work): the read pipelines of seed 003 over IoQueue.
+# IVF search (owned by the IVF work): the read pipelines of RaBitQ-SSD over IoQueue.
 list(APPEND STRATA_SEARCH_IVF_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/ivf_search.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/ivf_pipelines.cc)

@@ -1,5 +1,5 @@
 // MemGraph: an in-RAM navigation graph over a sample of the disk index's
-// nodes (seed 000 §4.1.2; Starling and PipeANN sample 1 %). A query first
+// nodes (OctopusANN §4.1.2; Starling and PipeANN sample 1 %). A query first
 // walks this small graph with exact distances, without any I/O, and the
 // nearest sample nodes become the entry points of the disk search, which
 // then starts close to the query instead of at the medoid: fewer hops, fewer

@@ -1,12 +1,14 @@
-// Convergence-aware speculative re-ranking (seed 004, NAVIS Algorithm 1): for
-// layouts that keep full vectors apart from the graph, where a re-rank costs
-// one vector read per candidate. Instead of reading the vector of every
-// candidate (or a fixed 3k of them), read them in PQ-distance order in groups
-// of s, keep the exact top-k, and stop as soon as a whole group leaves the
-// top-k unchanged. Each group's reads are issued before the previous group's
-// exact distances are computed, so I/O and compute overlap; the speculative
-// group in flight at the stop is still collected (its distances are exact
-// and kept) but no further group is issued.
+// Convergence-aware speculative re-ranking (NAVIS Algorithm 1; "NAVIS:
+// Concurrent Search and Update with Low Position-Seeking Overhead in On-SSD
+// Graph-Based Vector Search"): for layouts that keep full vectors apart from
+// the graph, where a re-rank costs one vector read per candidate. Instead of
+// reading the vector of every candidate (or a fixed 3k of them), read them in
+// PQ-distance order in groups of s, keep the exact top-k, and stop as soon as
+// a whole group leaves the top-k unchanged. Each group's reads are issued
+// before the previous group's exact distances are computed, so I/O and
+// compute overlap; the speculative group in flight at the stop is still
+// collected (its distances are exact and kept) but no further group is
+// issued.
 #ifndef STRATA_SEARCH_SPECULATIVE_RERANK_H_
 #define STRATA_SEARCH_SPECULATIVE_RERANK_H_
 

@@ -1,7 +1,7 @@
-// End-to-end IVF index (seed 003): build from a file, open, search every read
-// pipeline over O_DIRECT reads and compare with exact ground truth; pipeline
-// agreement, alpha = 1, each metric, raw re-ranking, split codes, reopen,
-// damaged pages and bad input; rebuilds that fail or replace an index.
+// End-to-end IVF index (RaBitQ-SSD): build from a file, open, search every
+// read pipeline over O_DIRECT reads and compare with exact ground truth;
+// pipeline agreement, alpha = 1, each metric, raw re-ranking, split codes,
+// reopen, damaged pages and bad input; rebuilds that fail or replace an index.
 #include "strata/ivf_index.h"
 
 #include <gtest/gtest.h>

@@ -19,7 +19,7 @@ struct Config {
   bool cache, mem_graph, page_search, dynamic_width, pipelined;
 };
 
-// Seed 000's single factors and combinations (C1..C5), then our default.
+// OctopusANN's single factors and combinations (C1..C5), then our default.
 const Config kConfigs[] = {
     {"baseline", Layout::kPacked, false, false, false, false, false},
     {"Cache", Layout::kPacked, true, false, false, false, false},

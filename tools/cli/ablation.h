@@ -1,7 +1,8 @@
-// `strata bench --ablation`: the graph I/O techniques of seed 000 measured
-// alone and in the seed's combinations (C1..C5) on top of the PQ baseline,
-// each swept over L at every thread count, with the QPS and pages per query
-// at recall@k 0.90 and 0.95 interpolated from the sweep.
+// `strata bench --ablation`: the graph I/O techniques of OctopusANN ("I/O
+// Optimizations for Graph-Based Disk-Resident ANN Search: A Design Space
+// Exploration") measured alone and in its combinations (C1..C5) on top of the
+// PQ baseline, each swept over L at every thread count, with the QPS and pages
+// per query at recall@k 0.90 and 0.95 interpolated from the sweep.
 #ifndef STRATA_TOOLS_CLI_ABLATION_H_
 #define STRATA_TOOLS_CLI_ABLATION_H_
 

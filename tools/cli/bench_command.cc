@@ -197,7 +197,7 @@ void AddBenchCommand(CLI::App& root, CommandAction* action) {
   AddOpenFlags(cmd, &a->open);
   cmd->add_option("--target-recall", a->target_recall, "Report the smallest L / nprobe reaching it");
   cmd->add_flag("--ablation", a->ablation,
-                "Graph: run seed 000's single-factor and combined configurations (needs "
+                "Graph: run OctopusANN's single-factor and combined configurations (needs "
                 "--shuffled-index; --index is the packed index, both with a MemGraph)");
   cmd->add_option("--shuffled-index", a->shuffled_index, "Ablation: the page-shuffled index");
   cmd->add_option("--default-index", a->default_index,

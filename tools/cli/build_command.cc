@@ -63,8 +63,8 @@ class PhaseProgress {
   double last_ = 0;
 };
 
-// `--type ivf`: IVF + Split-RaBitQ (seed 003). --threads and --seed are shared
-// with the graph build.
+// `--type ivf`: IVF + Split-RaBitQ (RaBitQ-SSD). --threads and --seed are
+// shared with the graph build.
 Status RunIvfBuild(BuildArgs a) {
   STRATA_ASSIGN_OR_RETURN(a.ivf.metric, ParseMetric(a.metric));
   a.ivf.threads = a.graph.threads;

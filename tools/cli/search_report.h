@@ -53,7 +53,7 @@ Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queri
 nlohmann::json RowToJson(const ReportRow& row, const Index& index);
 
 // Table header and one row, in the columns that fit the index type (graph:
-// L, W; IVF: nprobe, pipeline and seed 003's pipeline columns).
+// L, W; IVF: nprobe, pipeline and RaBitQ-SSD's pipeline columns).
 void PrintRowHeader(const Index& index);
 void PrintRow(const Index& index, const ReportRow& row);
 

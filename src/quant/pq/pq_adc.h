@@ -3,10 +3,11 @@
 // With a per-query PqDistanceTable (ProductQuantizer::ComputeDistanceTable),
 // the distance of an m-byte code is table.bias + sum_j values[j*256+code[j]]:
 // m independent loads and adds, summed in four accumulators so consecutive
-// adds do not wait on each other (seed 002: a real win). The loop is plain
-// C++ compiled per ISA; AVX2/AVX-512 gather versions were measured 1.3-2.5x
-// slower on AMD Zen 4 and dropped (bench/results/quant_pq.md). The ISA table
-// is chosen once (kernels::DetectIsa, honours STRATA_ISA).
+// adds do not wait on each other (a real win in DefraDB's DISKANN vector
+// index). The loop is plain C++ compiled per ISA; AVX2/AVX-512 gather versions
+// were measured 1.3-2.5x slower on AMD Zen 4 and dropped
+// (bench/results/quant_pq.md). The ISA table is chosen once
+// (kernels::DetectIsa, honours STRATA_ISA).
 //
 // Thread-safe: read-only on the table and codes.
 #ifndef STRATA_QUANT_PQ_PQ_ADC_H_

@@ -1,8 +1,9 @@
 // Training samples: which rows of a corpus a quantizer trains on.
 //
 // Training cost must not grow with the corpus, so k-means and PQ train on a
-// uniform random sample bounded in bytes (default 128 MiB, as in seed 002) and
-// optionally in rows per centroid (faiss's max_points_per_centroid).
+// uniform random sample bounded in bytes (default 128 MiB, as in DefraDB's
+// DISKANN vector index) and optionally in rows per centroid (faiss's
+// max_points_per_centroid).
 #ifndef STRATA_QUANT_PQ_SAMPLE_H_
 #define STRATA_QUANT_PQ_SAMPLE_H_
 

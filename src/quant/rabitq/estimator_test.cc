@@ -1,7 +1,8 @@
 // Statistical tests of the RaBitQ estimators: unbiasedness over random
 // rotations, the violation rate of the lower bounds at eps = 1.9, the
 // accuracy gain of extra bits, and Split-RaBitQ's 1/sqrt(D_m) error scaling
-// against the figures of seed 003 (appendix A.4).
+// against the figures of "RaBitQ-SSD: Split Codes and Pipelined I/O for
+// SSD-Resident Vector Search" (appendix A.4).
 //
 // Method. For unit residual directions x = (o - c)/||o - c|| and
 // y = (q - c)/||q - c|| at inner product beta, every estimator here is an
@@ -174,7 +175,7 @@ TEST(RabitqEstimator, FhtRotationMatchesHaarOnSparseInputs) {
 
 TEST(RabitqEstimator, UnbiasedOverRandomPairs) {
   // The same claim with many isotropic pairs and one rotation, at the
-  // dimension of seed 003's experiment, for the IP metric too.
+  // dimension of RaBitQ-SSD's experiment, for the IP metric too.
   const std::size_t d = 768;
   for (Metric metric : {Metric::kL2, Metric::kInnerProduct}) {
     const auto qz = MakeQuantizer({.dim = d, .metric = metric, .total_bits = 3, .prefix_dim = 256});
@@ -290,7 +291,7 @@ TEST(RabitqEstimator, MoreBitsAreMoreAccurate) {
   EXPECT_LT(rms[9], rms[1] / 100.0);
 }
 
-// Var(beta_hat_{D_m} - beta) per seed 003's decomposition (A.3): the prefix
+// Var(beta_hat_{D_m} - beta) per RaBitQ-SSD's decomposition (A.3): the prefix
 // share A = (D/D_m) S_m/S of the l1 mass contributes beta^2 (1/D_m - 1/D)
 // (pi/2 - 1) for Gaussian coordinates, and the e_1 term contributes
 // (1 - beta^2) (D/D_m - mu^2) / (mu^2 (D - 1)) with mu = E<o_bar, o> =
@@ -343,7 +344,7 @@ TEST(RabitqEstimator, SplitErrorScalesAsInverseSqrtPrefix) {
 }
 
 TEST(RabitqEstimator, SplitBoundViolationRatesMatchSeed) {
-  // Seed 003 A.4: D = 768, eps = 1.9, a violation is beta_hat - beta <
+  // RaBitQ-SSD A.4: D = 768, eps = 1.9, a violation is beta_hat - beta <
   // -eps / sqrt(D_m); measured over 10^6 rotations: 0.18 % (beta 0.5, full),
   // 2.17 % (0.5, D/2), none (0.9, full), 0.21 % (0.9, D/2).
   struct Row {
@@ -378,7 +379,7 @@ TEST(RabitqEstimator, SplitBoundViolationRatesMatchSeed) {
     const double rate = static_cast<double>(violations) / n;
     std::printf(
         "[ rabitq ] split bound eps=1.9 D=768 D_m=%zu beta=%.1f: violation rate %.4f "
-        "(seed 003: %.4f); in-RAM lower bound violated %.4f\n",
+        "(RaBitQ-SSD: %.4f); in-RAM lower bound violated %.4f\n",
         row.dm, row.beta, rate, row.seed_rate, static_cast<double>(lower_violations) / n);
     EXPECT_NEAR(rate, row.seed_rate, RateTolerance(row.seed_rate, n))
         << "beta " << row.beta << " D_m " << row.dm;

@@ -1,7 +1,7 @@
 // RaBitQ codes and their byte-exact packed layouts for an IVF / Split-RaBitQ
-// index (RaBitQ-SSD, seed 003 §3): the first D_m bits of each 1-bit code plus
-// three factors live in RAM in FastScan batches of 32; the rest of the code,
-// the ex-code and two re-ranking factors form a fixed-size SSD record.
+// index (RaBitQ-SSD §3): the first D_m bits of each 1-bit code plus three
+// factors live in RAM in FastScan batches of 32; the rest of the code, the
+// ex-code and two re-ranking factors form a fixed-size SSD record.
 //
 // Notation: d input dim, D' = PaddedDim(d) (multiple of 64), D_m = prefix dim
 // (multiple of 64, 64 <= D_m <= D'), ex = B - 1 extra bits (0..8). All

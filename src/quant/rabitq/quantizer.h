@@ -5,8 +5,8 @@
 // 2024); Gao et al., "Practical and Asymptotically Optimal Quantization of
 // High-Dimensional Vectors in Euclidean Space for ANN Search" (extended
 // RaBitQ, SIGMOD 2025); Xu et al., "RaBitQ-SSD: Split Codes and Pipelined I/O
-// for SSD-Resident Vector Search" (seed 003, Split-RaBitQ). Formulas follow
-// the RaBitQ library (VectorDB-NTU/RaBitQ-Library) and RaBitQ-SSD.
+// for SSD-Resident Vector Search" (Split-RaBitQ). Formulas follow the RaBitQ
+// library (VectorDB-NTU/RaBitQ-Library) and RaBitQ-SSD.
 //
 // Each vector o is coded relative to a centre c (its IVF centroid), after the
 // random rotation P (rotator.h), in D' = PaddedDim(d) dimensions. With
@@ -32,13 +32,13 @@
 //   k = -sum_{i < D_m} q_i / 2
 // which is unbiased (the prefix's share of the l1 mass of r is D_m/D' in
 // expectation). Error factor (x2 for L2, x1 for IP/cosine):
-//   D_m <  D':  f_error = eps_split * ||r|| / sqrt(D_m)           (LB_{D_m}, seed 003 Thm 3.1)
+//   D_m <  D':  f_error = eps_split * ||r|| / sqrt(D_m)           (LB_{D_m}, RaBitQ-SSD Thm 3.1)
 //   D_m == D':  f_error = eps0 * ||r|| * sqrt((||r||^2 ||u||^2 / <u, r>^2 - 1) / (D' - 1))
 //               (RaBitQ's per-vector bound; ||u||^2 = D'/4)
 // Measured violation rates (lower > true distance; estimator_test.cc,
 // bench/results/quant_rabitq.md): full code, eps0 = 1.9: 1 - Phi(1.9 /
 // sqrt(1 - beta^2)), at most 2.9 % (beta = 0); split, eps = 1.9, D' = 768,
-// D_m = 384: 1.7-2.2 % at beta = 1/2, 0.2 % at beta = 0.9 (seed 003 A.4).
+// D_m = 384: 1.7-2.2 % at beta = 1/2, 0.2 % at beta = 0.9 (RaBitQ-SSD A.4).
 //
 // Re-ranking (SSD record): the full B-bit code, ex = B - 1, grid vector
 // w_i = sign(r_i) (k_i + 1/2) (ex_code.h; for B = 1, w = u), and
