@@ -12,6 +12,8 @@
 #include "scratch_dir.h"
 #include "strata/collection.h"
 
+#include "collection/index_version.h"
+
 namespace strata {
 namespace {
 
@@ -198,6 +200,23 @@ TEST(CollectionCorruption, DamagedSlotsFileIsCorruptionAtOpen) {
   const auto rows = Rows(300, 13);
   MakeCollection(path, rows, 300);
   CorruptByte(FindFile(path + "/index", "slots.bin"));
+  auto c = Collection::Open(path, Options());
+  EXPECT_EQ(c.status().code(), StatusCode::kCorruption) << c.status().ToString();
+}
+
+// A slots file whose checksum is right but which maps two slots to one id
+// (ids in order but for the repeat, so the sorted fast path must notice it).
+TEST(CollectionCorruption, RepeatedIdInSlotsFileIsCorruptionAtOpen) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("c");
+  const auto rows = Rows(300, 14);
+  MakeCollection(path, rows, 300);
+  const std::string slots = FindFile(path + "/index", "slots.bin");
+  const std::string vdir = std::filesystem::path(slots).parent_path().string();
+  auto ids = collection::ReadSlotsFile(vdir);
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  (*ids)[151] = (*ids)[150];
+  ASSERT_TRUE(collection::WriteSlotsFile(vdir, *ids).ok());
   auto c = Collection::Open(path, Options());
   EXPECT_EQ(c.status().code(), StatusCode::kCorruption) << c.status().ToString();
 }

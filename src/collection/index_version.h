@@ -77,6 +77,9 @@ class IndexVersion {
   std::string dir_;
   std::unique_ptr<Index> index_;
   std::vector<VectorId> slot_ids_;
+  Status BuildIdTable();  // by_id_ from slot_ids_; Corruption for a repeated id
+  // slot_ids_ strictly increasing: SlotOf searches it, by_id_ stays empty.
+  bool ids_sorted_ = false;
   std::vector<std::pair<VectorId, std::uint32_t>> by_id_;  // sorted by id
   std::unique_ptr<std::atomic<std::uint64_t>[]> dead_;
   std::atomic<std::uint64_t> dead_count_{0};
