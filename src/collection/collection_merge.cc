@@ -4,10 +4,17 @@
 // RocksDB write batch, after which searches move to the new version and the
 // old one is removed when its last search ends.
 //
-// This first form rebuilds the index from the snapshot's live vectors (the
-// graph in the default profile, or IVF). FreshDiskANN's StreamingMerge
-// (Singh et al.: delete, insert and patch phases over the existing graph)
-// and IVF's in-place cluster rewrite are the planned faster paths.
+// While at most half of the current version is dead, a merge updates the
+// old index instead of rebuilding it (the `streaming` path, counted in
+// streaming_merges): for the graph, FreshDiskANN's StreamingMerge (Singh et
+// al.: delete, insert and patch phases over the existing graph;
+// index/graph_index_merge.h); for IVF, the new vectors joined to their
+// nearest existing centroid, only the changed clusters rewritten with the old
+// RaBitQ quantizer, oversize clusters split (index/ivf_index_merge.h), the
+// old rows' vectors read from the snapshot's 'v' records where a rewritten
+// cluster's order or a split needs them. Otherwise (the first build, more
+// than half dead, streaming_merge off) the index is rebuilt from the
+// snapshot's live vectors.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -20,6 +27,7 @@
 #include "collection/collection_impl.h"
 #include "collection/store_keys.h"
 #include "index/graph_index_merge.h"
+#include "index/ivf_index_merge.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -93,6 +101,37 @@ Status WriteSnapshotBase(const Collection::Impl& m, const rocksdb::Snapshot* sna
   return writer->Finish();
 }
 
+// The vectors (as stored, widened to float) of `rows` of the version `old`,
+// from their 'v' records at `snapshot`: a row live at the snapshot holds its
+// id's record there (a later upsert would have tombstoned it).
+Status ReadSnapshotRows(const Collection::Impl& m, const rocksdb::Snapshot* snapshot,
+                        const IndexVersion& old, std::span<const std::uint64_t> rows, float* out) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  ro.fill_cache = false;
+  constexpr std::size_t kBatch = 4096;  // bounds the keys and values held at once
+  std::vector<std::string> keys, values;
+  std::vector<rocksdb::Slice> slices;
+  for (std::size_t b = 0; b < rows.size(); b += kBatch) {
+    const std::size_t e = std::min(rows.size(), b + kBatch);
+    keys.clear();
+    slices.clear();
+    for (std::size_t i = b; i < e; ++i) {
+      keys.push_back(collection::IdKey(collection::kVectorPrefix, old.user_id(rows[i])));
+    }
+    for (const std::string& k : keys) slices.emplace_back(k);
+    const std::vector<rocksdb::Status> st = m.db->MultiGet(ro, slices, &values);
+    for (std::size_t i = b; i < e; ++i) {
+      const std::string what = "merge: vector of id " + std::to_string(old.user_id(rows[i]));
+      if (st[i - b].IsNotFound()) return Status::Corruption(what + " is missing");
+      STRATA_RETURN_IF_ERROR(FromRocks(st[i - b], what));
+      STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i - b], m.vector_bytes));
+      m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), out + i * m.stored.dim);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
@@ -126,8 +165,10 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     next_version = (cur.version ? cur.version->number() : 0) + 1;
     base_state = state;
     // StreamingMerge pays off while most of the graph survives (at half
-    // deleted it costs about a rebuild: graph/streaming_merge.h notes).
-    streaming = !flat_back && options.streaming_merge && stored.index_type == "graph" && cur.version &&
+    // deleted it costs about a rebuild: graph/streaming_merge.h notes); the
+    // IVF merge keeps the old centroids, which drift from a half-deleted set.
+    streaming = !flat_back && options.streaming_merge &&
+                (stored.index_type == "graph" || stored.index_type == "ivf") && cur.version &&
                 cur.version->dead_count() * 2 <= cur.version->size();
     if (streaming) {
       const IndexVersion& v = *cur.version;
@@ -137,9 +178,10 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       for (std::uint32_t pos = 0; pos < p.size(); ++pos) {
         if (p.insert_seq(pos) <= snap_seq && p.dead_seq(pos) > snap_seq) pending_live.push_back(pos);
       }
-    } else {
-      db_snapshot = db->GetSnapshot();
     }
+    // The rebuild reads every live vector at the snapshot; the IVF merge
+    // reads some old rows' (ReadSnapshotRows).
+    if (!streaming || stored.index_type == "ivf") db_snapshot = db->GetSnapshot();
     merging = true;
   }
   // Version numbers only grow: after a version-less state (everything
@@ -186,18 +228,36 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     if (!ids.empty()) {
       std::error_code ec;
       fs::remove_all(vdir, ec);
-      GraphBuildOptions o = stored.graph;
-      o.threads = threads;
-      auto r = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o);
-      if (!r.ok()) return fail(r.status());
+      Status merged;
+      if (stored.index_type == "ivf") {
+        IvfBuildOptions o = stored.ivf;
+        o.threads = threads;
+        auto r = MergeIvfIndex(old.dir(), dead_rows, new_rows, vdir, o, nullptr,
+                               [&](std::span<const std::uint64_t> rows, float* out) {
+                                 return ReadSnapshotRows(*this, db_snapshot, old, rows, out);
+                               });
+        merged = r.status();
+      } else {
+        GraphBuildOptions o = stored.graph;
+        o.threads = threads;
+        merged = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o).status();
+      }
+      if (db_snapshot) {  // the IVF merge's reads are done
+        db->ReleaseSnapshot(db_snapshot);
+        db_snapshot = nullptr;
+      }
+      if (!merged.ok()) return fail(merged);
       Status st = collection::WriteSlotsFile(vdir, ids);
       if (st.ok()) st = SyncDirectory(IndexRoot());
       if (!st.ok()) return fail(st);
-      auto loaded = IndexVersion::Load(next_version, vdir, options.open);
+      auto loaded = IndexVersion::Load(next_version, vdir, index_open);
       if (!loaded.ok()) return fail(loaded.status());
       next = std::move(*loaded);
     }
     ids.clear();  // handled
+  }
+  if (streaming) {
+    if (db_snapshot) db->ReleaseSnapshot(db_snapshot);  // nothing was merged
   } else {
     std::error_code ec;
     fs::remove_all(vdir, ec);
@@ -229,7 +289,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     st = collection::WriteSlotsFile(vdir, ids);
     if (st.ok()) st = SyncDirectory(IndexRoot());
     if (!st.ok()) return fail(st);
-    auto loaded = IndexVersion::Load(next_version, vdir, options.open);
+    auto loaded = IndexVersion::Load(next_version, vdir, index_open);
     if (!loaded.ok()) return fail(loaded.status());
     next = std::move(*loaded);
   } else {
@@ -318,6 +378,8 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   pending_pos = std::move(next_pos);
   version_seq = snap_seq;
   Publish(std::move(state), last_seq);
+  // The switch's synced write synced the whole log: every earlier write too.
+  MarkDurable(last_seq);
   merging = false;
   last_merge_error = Status::OK();
   merges_done++;

@@ -312,6 +312,24 @@ Status BuildAside(const std::string& index_dir,
   return s;
 }
 
+Status CheckMergeInputs(const format::Manifest& m, Metric options_metric, std::size_t deleted_flags,
+                        std::size_t new_values) {
+  if (m.metric != options_metric) {
+    return Status::InvalidArgument("merge: the index's metric is " +
+                                   std::string(MetricName(m.metric)) + ", options say " +
+                                   std::string(MetricName(options_metric)));
+  }
+  if (deleted_flags != m.num_vectors) {
+    return Status::InvalidArgument("merge: " + std::to_string(deleted_flags) +
+                                   " delete flags for " + std::to_string(m.num_vectors) + " rows");
+  }
+  if (m.dim == 0 || new_values % m.dim != 0) {
+    return Status::InvalidArgument("merge: new rows are not a whole number of dim " +
+                                   std::to_string(m.dim) + " vectors");
+  }
+  return Status::OK();
+}
+
 Status NormalizeRowsForCosine(float* rows, std::uint64_t n, std::uint32_t dim,
                               const std::string& path) {
   for (std::uint64_t i = 0; i < n; ++i) {

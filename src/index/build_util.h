@@ -15,6 +15,9 @@
 #include "strata/types.h"
 
 namespace strata {
+namespace format {
+struct Manifest;
+}
 
 // A base file's rows, widened to float32 for a build.
 struct BuildRows {
@@ -58,6 +61,13 @@ Result<BuildRows> LoadBuildRows(const std::string& base_path, const std::string&
 // renames, after which the directory holds no manifest).
 Status BuildAside(const std::string& index_dir,
                   const std::function<Status(const std::string& staging_dir)>& write);
+
+// The checks every index merge makes of its inputs against the old index
+// (manifest `m`): the options' metric is the index's, `deleted_flags` has one
+// flag per old row, `new_values` is a whole number of dim-float rows.
+// InvalidArgument naming the mismatch.
+Status CheckMergeInputs(const format::Manifest& m, Metric options_metric, std::size_t deleted_flags,
+                        std::size_t new_values);
 
 // Normalises each of the n rows (dim floats) to unit length in place, for
 // cosine. InvalidArgument naming `path` and the row for a zero vector.

@@ -36,21 +36,9 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   if (m.index_type != "graph") {
     return Status::InvalidArgument(old_dir + " is not a graph index");
   }
-  if (m.metric != options.metric) {
-    return Status::InvalidArgument("merge: the index's metric is " +
-                                   std::string(MetricName(m.metric)) + ", options say " +
-                                   std::string(MetricName(options.metric)));
-  }
+  STRATA_RETURN_IF_ERROR(CheckMergeInputs(m, options.metric, deleted.size(), new_rows.size()));
   const std::uint32_t dim = m.dim;
   const std::uint64_t n_old = m.num_vectors;
-  if (deleted.size() != n_old) {
-    return Status::InvalidArgument("merge: " + std::to_string(deleted.size()) +
-                                   " delete flags for " + std::to_string(n_old) + " rows");
-  }
-  if (new_rows.size() % dim != 0) {
-    return Status::InvalidArgument("merge: new rows are not a whole number of dim " +
-                                   std::to_string(dim) + " vectors");
-  }
   const std::uint32_t old_R = m.parameters.value("R", std::uint32_t{0});
   std::vector<float> old_values;
   STRATA_ASSIGN_OR_RETURN(graph::VamanaGraph old_graph,
@@ -115,8 +103,8 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   std::vector<float>().swap(old_values);
   std::vector<float>().swap(old_graph_rows);
 
-  // Codes with the old codebook: trained once, at the first build (seed
-  // 002), unless the data has since grown past kRetrainGrowth times what it
+  // Codes with the old codebook: trained once, at the first build (DefraDB's
+  // DISKANN), unless the data has since grown past kRetrainGrowth times what it
   // was trained on while that was below a full training sample. Measured
   // (bench/results/collection_merge_synth200k.md, live build): a codebook
   // trained on the first 2,000 vectors and kept for 200k cost 7-10 points of

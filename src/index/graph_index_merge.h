@@ -2,7 +2,7 @@
 // without rebuilding the graph: FreshDiskANN's StreamingMerge (Singh et al.,
 // graph/streaming_merge.h) over the old index's graph and vectors, the old
 // PQ codebook (and OPQ rotation) reused for every code — the quantizer is
-// trained once, as seed 002 prescribes — and the new file written in the
+// trained once, as DefraDB's DISKANN prescribes — and the new file written in the
 // options' layout (page shuffle, MemGraph) through the same writer as a
 // build. For the collection's merges (src/collection).
 #ifndef STRATA_INDEX_GRAPH_INDEX_MERGE_H_

@@ -42,18 +42,16 @@ class IvfSearcher final : public Searcher {
 IvfIndex::IvfIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IvfIndex::~IvfIndex() = default;
 
-Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir,
-                                                 const OpenOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  STRATA_ASSIGN_OR_RETURN(impl->manifest, format::ReadManifest(dir));
-  const format::Manifest& m = impl->manifest;
+Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::Manifest* manifest,
+                        search::IvfIndexData* data) {
+  STRATA_ASSIGN_OR_RETURN(*manifest, format::ReadManifest(dir));
+  const format::Manifest& m = *manifest;
   if (m.index_type != "ivf") {
     return Status::InvalidArgument(dir + " holds a '" + m.index_type + "' index, not an IVF index");
   }
-  if (options.verify_checksums) STRATA_RETURN_IF_ERROR(format::VerifyManifestFiles(dir, m));
+  if (verify_checksums) STRATA_RETURN_IF_ERROR(format::VerifyManifestFiles(dir, m));
   auto corrupt = [&](const std::string& what) { return Status::Corruption(dir + ": " + what); };
-  search::IvfIndexData& d = impl->data;
+  search::IvfIndexData& d = *data;
   d.metric = m.metric;
   d.dim = m.dim;
   const nlohmann::json& p = m.parameters;
@@ -64,7 +62,6 @@ Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir,
   if (!ivf::ParseRerankKind(p["rerank"].get<std::string>(), &d.rerank).ok()) {
     return corrupt("unknown rerank kind in manifest");
   }
-
   STRATA_ASSIGN_OR_RETURN(format::IvfRamParts parts,
                           format::ReadIvfRamFile(dir + "/" + kIvfRamFile));
   auto qz = quant::rabitq::RabitqQuantizer::Deserialize(parts.quantizer);
@@ -105,6 +102,15 @@ Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir,
   }
   d.default_nprobe = std::clamp<std::uint32_t>(p["default_nprobe"].get<std::uint32_t>(), 1,
                                                static_cast<std::uint32_t>(C));
+  return Status::OK();
+}
+
+Result<std::unique_ptr<IvfIndex>> IvfIndex::Open(const std::string& dir,
+                                                 const OpenOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  STRATA_RETURN_IF_ERROR(
+      LoadIvfIndexData(dir, options.verify_checksums, &impl->manifest, &impl->data));
   return std::unique_ptr<IvfIndex>(new IvfIndex(std::move(impl)));
 }
 

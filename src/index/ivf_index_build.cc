@@ -2,19 +2,18 @@
 // members in page groups of nearby vectors or by distance to their centroid)
 // -> Split-RaBitQ codes (RAM prefix blocks + SSD records) and the IRQ coarse
 // quantizer -> records file, RAM blob, manifest, written into a staging
-// directory that replaces `index_dir` only once complete (BuildAside).
+// directory that replaces `index_dir` only once complete (WriteIvfIndex).
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "base/stats.h"
 #include "base/timer.h"
 #include "format/ivf_ram_file.h"
 #include "format/ivf_records_file.h"
-#include "format/manifest.h"
 #include "index/build_util.h"
 #include "index/ivf_files.h"
+#include "index/ivf_index_write.h"
 #include "ivf/cluster_encoder.h"
 #include "ivf/clustering.h"
 #include "ivf/coarse_quantizer.h"
@@ -128,83 +127,37 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   report_progress("encode", 1.0);
 
   // ---- write ----
-  phase.Reset();
-  report_progress("write", 0.0);
   std::vector<std::uint64_t> sizes(C);
   for (std::size_t c = 0; c < C; ++c) sizes[c] = clustering.size(c);
-  // Every file goes into a staging directory that replaces `index_dir` only
-  // once complete: a failure from here on leaves a previous index intact.
-  auto write_files = [&](const std::string& dir) -> Status {
-    STRATA_ASSIGN_OR_RETURN(
-        std::uint64_t records_bytes,
-        format::WriteIvfRecordsFile(
-            dir + "/" + kIvfRecordsFile, packing, sizes, [&](std::uint64_t pos, std::uint8_t* out) {
-              if (rerank == ivf::RerankKind::kRaw) {
-                std::memcpy(out,
-                            values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
-                            record_bytes);
-              } else {
-                std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
-              }
-              if ((pos & 0xFFFF) == 0) report_progress("write", 0.9 * static_cast<double>(pos) / n);
-              return Status::OK();
-            }));
-    format::IvfRamParts parts;
-    quantizer.Serialize(&parts.quantizer);
-    coarse.Serialize(&parts.coarse);
-    parts.centroids = clustering.centroids;
-    parts.cluster_sizes = sizes;
-    parts.ids = clustering.order;
-    parts.ram_blocks = std::move(encoded.ram_blocks);
-    STRATA_ASSIGN_OR_RETURN(std::uint64_t ram_bytes,
-                            format::WriteIvfRamFile(dir + "/" + kIvfRamFile, parts));
-    report.index_bytes = records_bytes + ram_bytes;
-
-    report.num_vectors = n;
-    report.dim = dim;
-    report.clusters = C;
-    report.prefix_bits = static_cast<std::uint32_t>(quantizer.prefix_dim());
-    report.record_bytes = static_cast<std::uint32_t>(record_bytes);
-    report.records_per_page = packing.records_per_unit();
-    report.ram_bytes_per_vector =
-        static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
-    const std::uint32_t nprobe = DefaultIvfNprobe(C);
-    format::Manifest m;
-    m.index_type = "ivf";
-    m.metric = options.metric;
-    m.element_type = type;
-    m.dim = dim;
-    m.num_vectors = n;
-    m.parameters = {{"clusters", C},
-                    {"prefix_bits", report.prefix_bits},
-                    {"bits", qopt.total_bits},
-                    {"rerank", ivf::RerankKindName(rerank)},
-                    {"coarse", ivf::CoarseKindName(coarse_kind)},
-                    {"page_order", options.page_order},
-                    {"seed", options.seed},
-                    {"record_bytes", record_bytes},
-                    {"records_per_page", packing.records_per_unit()},
-                    {"pages_per_record", packing.pages_per_unit()},
-                    {"default_nprobe", nprobe}};
-    for (const char* name : {kIvfRecordsFile, kIvfRamFile}) {
-      format::ManifestFile f{name, 0, 0};
-      STRATA_RETURN_IF_ERROR(format::ChecksumFile(dir + "/" + name, &f.bytes, &f.checksum));
-      m.files.push_back(f);
+  format::IvfRamParts parts;
+  quantizer.Serialize(&parts.quantizer);
+  coarse.Serialize(&parts.coarse);
+  parts.centroids = std::move(clustering.centroids);
+  parts.cluster_sizes = std::move(sizes);
+  parts.ids = clustering.order;
+  parts.ram_blocks = std::move(encoded.ram_blocks);
+  IvfIndexContents contents;
+  contents.type = type;
+  contents.dim = dim;
+  contents.n = n;
+  contents.quantizer = &quantizer;
+  contents.rerank = rerank;
+  contents.coarse = coarse_kind;
+  contents.packing = packing;
+  contents.parts = &parts;
+  contents.records = [&](std::uint64_t pos, std::uint8_t* out) {
+    if (rerank == ivf::RerankKind::kRaw) {
+      std::memcpy(out, values.data() + static_cast<std::size_t>(clustering.order[pos]) * dim,
+                  record_bytes);
+    } else {
+      std::memcpy(out, encoded.records.data() + pos * record_bytes, record_bytes);
     }
-    report.seconds_write = phase.ElapsedSeconds();
-    report.seconds_total = total.ElapsedSeconds();
-    report.peak_rss_bytes = PeakRssBytes();
-    m.build = {{"seconds_total", report.seconds_total},
-               {"seconds_load", report.seconds_load},
-               {"seconds_cluster", report.seconds_cluster},
-               {"seconds_encode", report.seconds_encode},
-               {"seconds_write", report.seconds_write},
-               {"peak_rss_bytes", report.peak_rss_bytes},
-               {"threads", options.threads}};
-    return format::WriteManifest(dir, m);
+    return Status::OK();
   };
-  STRATA_RETURN_IF_ERROR(BuildAside(index_dir, write_files));
-  report_progress("write", 1.0);
+  contents.seed = options.seed;
+  // What later merges split against (ivf_index_merge.h).
+  contents.target_cluster_size = std::max<std::uint64_t>(1, (n + C - 1) / C);
+  STRATA_RETURN_IF_ERROR(WriteIvfIndex(contents, index_dir, options, progress, total, &report));
   return report;
 }
 

@@ -22,7 +22,7 @@ Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& qu
   if (threads == 0) threads = DefaultThreads();
   const std::size_t nq = queries.rows();
   threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, nq)));
-  // Seed 003's Q: 16 reads in flight per IVF query up to 16 threads, 8 beyond
+  // RaBitQ-SSD's Q: 16 reads in flight per IVF query up to 16 threads, 8 beyond
   // (more threads already keep the device busy).
   SearchParams run_params = params;
   if (run_params.inflight == 0 && threads > 16) run_params.inflight = 8;

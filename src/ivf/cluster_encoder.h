@@ -1,4 +1,4 @@
-// Encoding the clusters of an IVF index (seed 003 §3.1, Split-RaBitQ): per
+// Encoding the clusters of an IVF index (RaBitQ-SSD §3.1, Split-RaBitQ): per
 // cluster, in storage order, the RAM part (first D_m bits of each 1-bit
 // RaBitQ code + 3 factors, FastScan batches of 32) and the SSD record
 // (remaining code bits, B-1-bit ex-code, 2 re-ranking factors), or, with

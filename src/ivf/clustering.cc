@@ -27,6 +27,22 @@ std::size_t DefaultClusterCount(std::size_t n, std::size_t requested) {
   return std::clamp<std::size_t>(c, 1, std::max<std::size_t>(n, 1));
 }
 
+void OrderClusterMembers(const float* data, std::size_t d, const float* dist,
+                         std::span<std::uint32_t> members, std::size_t page_group) {
+  const auto nearer = [&](std::uint32_t a, std::uint32_t b) {
+    return dist[a] != dist[b] ? dist[a] < dist[b] : a < b;
+  };
+  std::sort(members.begin(), members.end(), nearer);
+  const std::size_t g = page_group;
+  if (g <= 1) return;
+  OrderInPageGroups(data, d, members, g);
+  for (std::size_t i = 0; i < members.size(); i += g) {
+    const std::size_t e = std::min(members.size(), i + g);
+    std::sort(members.begin() + static_cast<std::ptrdiff_t>(i),
+              members.begin() + static_cast<std::ptrdiff_t>(e), nearer);
+  }
+}
+
 Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size_t d,
                                      const IvfClusteringOptions& options) {
   STRATA_RETURN_IF_ERROR(options.Validate());
@@ -75,21 +91,9 @@ Result<IvfClustering> ClusterVectors(const float* data, std::size_t n, std::size
   ParallelFor(
       k, options.threads,
       [&](std::size_t c, unsigned) {
-        auto first = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c]);
-        auto last = out.order.begin() + static_cast<std::ptrdiff_t>(out.offsets[c + 1]);
-        const auto nearer = [&](std::uint32_t a, std::uint32_t b) {
-          return dist[a] != dist[b] ? dist[a] < dist[b] : a < b;
-        };
-        std::sort(first, last, nearer);
-        const std::size_t g = options.page_group;
-        if (g <= 1) return;
-        OrderInPageGroups(data, d,
-                          std::span<std::uint32_t>(out.order.data() + out.offsets[c],
-                                                   static_cast<std::size_t>(last - first)),
-                          g);
-        for (auto it = first; it < last; it += std::min<std::ptrdiff_t>(g, last - it)) {
-          std::sort(it, it + std::min<std::ptrdiff_t>(g, last - it), nearer);
-        }
+        OrderClusterMembers(data, d, dist.data(),
+                            std::span<std::uint32_t>(out.order.data() + out.offsets[c], out.size(c)),
+                            options.page_group);
       },
       4);
   out.center_distance.resize(n);

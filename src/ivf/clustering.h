@@ -1,4 +1,4 @@
-// Coarse clustering of an IVF index (seed 003 §3): C centroids (default
+// Coarse clustering of an IVF index (RaBitQ-SSD §3): C centroids (default
 // N / 1024) trained by two-level k-means on a bounded sample
 // (quant/pq/hierarchical_kmeans.h), every vector assigned to its nearest
 // centroid by searching only the fine centroids of its few nearest coarse
@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "strata/result.h"
@@ -33,7 +34,7 @@ struct IvfClusteringOptions {
   // Vectors assigned per batch (bounds temporary memory).
   std::size_t assign_batch = 65536;
   // Records per page of the records file. 0 or 1: members ordered by
-  // distance to the centroid only (seed 003). g > 1: members split into
+  // distance to the centroid only (RaBitQ-SSD). g > 1: members split into
   // groups of g nearby vectors (ivf/page_groups.h), one group per page, each
   // group ordered by distance to the centroid.
   std::size_t page_group = 0;
@@ -65,6 +66,14 @@ struct IvfClustering {
 
 // Resolved C for n rows (see IvfClusteringOptions::clusters).
 std::size_t DefaultClusterCount(std::size_t n, std::size_t requested);
+
+// Orders one cluster's `members` (row ids into `data`, n x d, and into
+// `dist`, each row's squared L2 distance to the cluster's centroid) as
+// ClusterVectors does: by (distance, id); with page_group g > 1, in groups of
+// g nearby vectors (page_groups.h), each group by (distance, id).
+// Deterministic. (Shared with the IVF merge, which orders rewritten clusters.)
+void OrderClusterMembers(const float* data, std::size_t d, const float* dist,
+                         std::span<std::uint32_t> members, std::size_t page_group);
 
 // Trains, assigns and orders n rows of `data` (n * d floats, row-major,
 // finite). n < 2^32. InvalidArgument for bad options, n == 0, d == 0 or

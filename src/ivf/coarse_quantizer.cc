@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::uint32_t kCoarseMagic = 0x43465649;  // "IVFC"
 constexpr std::uint16_t kCoarseVersion = 1;
-// Centroids per inner group (seed 003: about 1,000).
+// Centroids per inner group (RaBitQ-SSD: about 1,000).
 constexpr std::size_t kCentroidsPerGroup = 1000;
 
 using quant::rabitq::BatchEstimates;

@@ -1,7 +1,7 @@
 // The coarse quantizer of an IVF index: given a query, the n_probe clusters
 // whose centroids are nearest.
 //
-// kIrq (default; seed 003 §3.4, "IRQ"): an in-memory IVF-RaBitQ over the C
+// kIrq (default; RaBitQ-SSD §3.4, "IRQ"): an in-memory IVF-RaBitQ over the C
 // centroids themselves. The centroids are grouped by a second k-means into
 // G = max(1, round(C / 1000)) inner groups; each centroid is coded with
 // B = 9-bit RaBitQ relative to its group's mean. A query computes exact

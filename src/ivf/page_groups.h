@@ -1,7 +1,7 @@
 // Locality order inside an IVF cluster: the cluster's members are split into
 // page-sized groups of nearby vectors, so that the survivors of a query's
 // RAM screen, which lie in a ball around the query, fall into few pages.
-// Ordering by distance to the centroid alone (seed 003) puts vectors of equal
+// Ordering by distance to the centroid alone (RaBitQ-SSD) puts vectors of equal
 // radius but opposite directions side by side, and a query then finds its
 // survivors in almost every page of the cluster.
 //

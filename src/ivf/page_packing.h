@@ -1,4 +1,4 @@
-// Record -> page arithmetic of the IVF records file (seed 003 §3.2).
+// Record -> page arithmetic of the IVF records file (RaBitQ-SSD §3.2).
 //
 // Every vector has one fixed-size SSD record. Records are packed into 4 KiB
 // pages whose usable payload is `payload_bytes` (kSectorPayload = 4088 in a
