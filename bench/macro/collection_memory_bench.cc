@@ -1,0 +1,188 @@
+// collection_memory_bench: what an opened collection costs in RAM and what
+// its searches cost cold and warm, over the public API only.
+//
+// Opens an existing collection (--dir; never creates one), records the
+// resident set right after Collection::Open against what the index says it
+// holds (codes, MemGraph, node cache, slot maps: Stats().ram_bytes), then
+// searches the --queries: the first batch after the open at the first --L
+// ("cold": the node cache and RocksDB's block cache hold only what the open
+// loaded), then every --L again ("warm"). Each row: recall@k against --gt
+// (the exact k-NN of the collection's live set, user ids = row numbers of
+// the base), QPS (SearchBatch with --threads), p50/p99 latency (one Search
+// at a time, one thread), SSD sectors the index read per query (QueryStats)
+// and block-device bytes the process read per query (/proc/self/io, which
+// counts O_DIRECT reads and RocksDB's reads that missed the page cache).
+//
+// Memory caps: bench/scripts/collection_memory.sh runs this inside a memory
+// cgroup (its limit in the row, --cgroup-limit) for seed-style cold / warm /
+// capped tables; --memory-budget and --cache-mib set the collection's own
+// bounds.
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "bench_common.h"
+#include "strata/collection.h"
+#include "strata/dataset.h"
+#include "strata/eval.h"
+
+namespace {
+
+using namespace strata::bench;  // NOLINT: the benchmark helpers
+using json = nlohmann::json;
+using strata::Collection;
+using strata::CollectionSearchParams;
+using strata::QueryStats;
+using strata::SearchHit;
+
+struct Config {
+  std::string dir, queries, gt, json_out, dataset, cgroup_limit = "none";
+  std::vector<std::uint32_t> Ls{20, 50, 100};
+  std::uint32_t k = 10;
+  unsigned threads = 2;
+  std::uint64_t memory_budget_mib = 0;
+  std::uint64_t cache_mib = 0;
+  std::size_t latency_queries = 1000;
+};
+
+json Sweep(const Config& cfg, const Collection& c, const strata::VectorMatrix& queries,
+           const strata::GroundTruth& gt, std::uint32_t L, const std::string& phase) {
+  CollectionSearchParams p;
+  p.index.k = cfg.k;
+  p.index.list_size = std::max(L, cfg.k);
+  const std::span<const float> q = queries.values<float>();
+  const std::size_t nq = queries.rows();
+  std::vector<QueryStats> stats;
+  const std::uint64_t dev0 = DeviceReadBytes();
+  const auto t0 = Clock::now();
+  auto res = c.SearchBatch(q, p, cfg.threads, &stats);
+  const double seconds = Seconds(t0, Clock::now());
+  const std::uint64_t dev1 = DeviceReadBytes();
+  if (!res.ok()) Die("search", res.status());
+  double pages = 0, cache_hits = 0;
+  for (const QueryStats& s : stats) {
+    pages += s.pages_read;
+    cache_hits += s.cache_hits;
+  }
+  // Latency: one query at a time on one thread.
+  std::vector<double> lat;
+  const std::size_t nl = std::min(cfg.latency_queries, nq);
+  for (std::size_t i = 0; i < nl; ++i) {
+    const auto a = Clock::now();
+    auto r = c.Search(q.subspan(i * queries.dim(), queries.dim()), p);
+    if (!r.ok()) Die("search", r.status());
+    lat.push_back(Seconds(a, Clock::now()) * 1e3);
+  }
+  json j;
+  j["phase"] = phase;
+  j["L"] = L;
+  j["k"] = cfg.k;
+  j["threads"] = cfg.threads;
+  j["queries"] = nq;
+  j["recall"] = RecallAtK(res.value(), gt, cfg.k);
+  j["qps"] = static_cast<double>(nq) / seconds;
+  j["p50_ms"] = Percentile(lat, 0.5);
+  j["p99_ms"] = Percentile(lat, 0.99);
+  j["pages_per_query"] = pages / static_cast<double>(nq);
+  j["cache_hits_per_query"] = cache_hits / static_cast<double>(nq);
+  j["device_read_kib_per_query"] = static_cast<double>(dev1 - dev0) / 1024.0 / nq;
+  j["rss_mib"] = static_cast<double>(RssBytes()) / (1 << 20);
+  j["loadavg"] = LoadAvg();
+  return j;
+}
+
+int Run(const Config& cfg) {
+  strata::CollectionOptions o;
+  o.create_if_missing = false;
+  o.background_merge = false;
+  o.memory_budget_bytes = cfg.memory_budget_mib << 20;
+  o.open.cache_mib = cfg.cache_mib;
+  const std::uint64_t rss_before = RssBytes();
+  const auto t0 = Clock::now();
+  auto opened = Collection::Open(cfg.dir, o);
+  const double open_seconds = Seconds(t0, Clock::now());
+  if (!opened.ok()) Die("open " + cfg.dir, opened.status());
+  const Collection& c = **opened;
+  const std::uint64_t rss_open = RssBytes();
+  const strata::CollectionStats st = c.Stats();
+
+  // Loaded after the open's measurement so they do not count in it.
+  auto queries = strata::ReadVectorsAsFloat(cfg.queries);
+  if (!queries.ok()) Die("queries", queries.status());
+  auto gt = strata::ReadGroundTruth(cfg.gt);
+  if (!gt.ok()) Die("ground truth", gt.status());
+  if (queries->dim() != st.dim) {
+    std::cerr << "queries have dim " << queries->dim() << ", the collection " << st.dim << "\n";
+    return 1;
+  }
+
+  json head;
+  head["dataset"] = cfg.dataset;
+  head["dir"] = cfg.dir;
+  head["cgroup_limit"] = cfg.cgroup_limit;
+  head["memory_budget_mib"] = cfg.memory_budget_mib;
+  head["cache_mib"] = cfg.cache_mib;
+  head["nproc"] = std::thread::hardware_concurrency();
+  head["live"] = st.live;
+  head["indexed"] = st.indexed;
+  head["pending"] = st.pending;
+  head["dim"] = st.dim;
+  head["index_description"] = st.index_description;
+  head["open_seconds"] = open_seconds;
+  head["rss_before_open_mib"] = static_cast<double>(rss_before) / (1 << 20);
+  head["rss_after_open_mib"] = static_cast<double>(rss_open) / (1 << 20);
+  head["rss_open_delta_mib"] = static_cast<double>(rss_open - rss_before) / (1 << 20);
+  head["stats_ram_mib"] = static_cast<double>(st.ram_bytes) / (1 << 20);
+  head["cached_nodes"] = st.cached_nodes;
+  head["disk_mib"] = static_cast<double>(st.disk_bytes) / (1 << 20);
+  std::cout << head.dump() << std::endl;
+
+  json rows = json::array();
+  rows.push_back(Sweep(cfg, c, *queries, *gt, cfg.Ls.front(), "cold"));
+  std::cout << rows.back().dump() << std::endl;
+  for (std::uint32_t L : cfg.Ls) {
+    rows.push_back(Sweep(cfg, c, *queries, *gt, L, "warm"));
+    std::cout << rows.back().dump() << std::endl;
+  }
+  head["peak_rss_mib"] = PeakRssMiB();
+  head["rows"] = rows;
+  if (!cfg.json_out.empty()) {
+    std::ofstream f(cfg.json_out);
+    f << head.dump(1) << "\n";
+    if (!f) {
+      std::cerr << "cannot write " << cfg.json_out << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"RAM after opening a collection, and cold / warm search costs"};
+  Config cfg;
+  app.add_option("--dir", cfg.dir, "An existing collection directory")->required();
+  app.add_option("--queries", cfg.queries, "Query vectors (any format strata reads)")->required();
+  app.add_option("--gt", cfg.gt, "Exact k-NN of the live set (ids = user ids)")->required();
+  app.add_option("--json", cfg.json_out, "Write the result here");
+  app.add_option("--dataset", cfg.dataset, "Dataset name recorded in the result");
+  app.add_option("--L", cfg.Ls, "Search list sizes")->delimiter(',');
+  app.add_option("--k", cfg.k, "Neighbours");
+  app.add_option("--threads", cfg.threads, "SearchBatch threads");
+  app.add_option("--memory-budget", cfg.memory_budget_mib, "CollectionOptions memory budget, MiB (0 = none)");
+  app.add_option("--cache-mib", cfg.cache_mib, "Node cache, MiB (0 = none)");
+  app.add_option("--latency-queries", cfg.latency_queries, "Queries timed one at a time");
+  app.add_option("--cgroup-limit", cfg.cgroup_limit, "Recorded only: the memory cgroup's limit");
+  CLI11_PARSE(app, argc, argv);
+  if (cfg.Ls.empty()) {
+    std::cerr << "--L needs at least one value\n";
+    return 2;
+  }
+  return Run(cfg);
+}
