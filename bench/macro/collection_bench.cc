@@ -72,7 +72,9 @@ int main(int argc, char** argv) {
   app.add_option("--batch", cfg.batch, "Vectors per batch upsert");
   app.add_option("--writers", cfg.writers, "Writer thread counts")->delimiter(',');
   app.add_option("--durability", cfg.durabilities, "sync,async")->delimiter(',');
-  app.add_option("--L", cfg.Ls, "Search list sizes")->delimiter(',');
+  app.add_option("--L", cfg.Ls, "Search list sizes (graph) or nprobe (ivf)")->delimiter(',');
+  app.add_option("--index-type", cfg.index_type, "Collections' index type: graph or ivf")
+      ->check(CLI::IsMember({"graph", "ivf"}));
   app.add_option("--k", cfg.k, "Neighbours");
   app.add_option("--threads", cfg.threads, "Search threads");
   app.add_option("--build-threads", cfg.build_threads,

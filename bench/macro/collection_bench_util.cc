@@ -50,6 +50,7 @@ void Emit(const std::string& section, const json& row) {
 json Common(const Config& cfg, const Data& d, const Collection* c) {
   json j;
   j["dataset"] = cfg.dataset;
+  j["index_type"] = cfg.index_type;
   j["dim"] = d.dim;
   j["nproc"] = std::thread::hardware_concurrency();
   j["loadavg"] = LoadAvg();
@@ -77,7 +78,7 @@ std::unique_ptr<Collection> OpenFresh(const std::string& dir, const Config& cfg,
   CollectionOptions o;
   o.dim = d.dim;
   o.metric = Metric::kL2;
-  o.index_type = "graph";
+  o.index_type = cfg.index_type;
   o.flat_threshold = flat_threshold ? flat_threshold : cfg.flat_threshold;
   o.background_merge = false;
   o.durability = dur;
@@ -163,6 +164,7 @@ CollectionSearchParams Params(const Config& cfg, std::uint32_t L) {
   CollectionSearchParams p;
   p.index.k = cfg.k;
   p.index.list_size = std::max(L, cfg.k);
+  if (cfg.index_type == "ivf") p.index.nprobe = L;  // the sweep's knob for IVF
   return p;
 }
 

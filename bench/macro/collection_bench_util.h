@@ -28,7 +28,8 @@ struct Config {
   std::uint64_t insert_batch_vectors = 50000, insert_singles = 5000, batch = 1000;
   std::vector<unsigned> writers{1, 8};
   std::vector<std::string> durabilities{"sync", "async"};
-  std::vector<std::uint32_t> Ls{20, 50, 100};
+  std::vector<std::uint32_t> Ls{20, 50, 100};  // graph: list sizes; ivf: nprobe
+  std::string index_type = "graph";
   std::uint32_t k = 10;
   unsigned threads = 2;
   unsigned build_threads = 0;  // merge_threads for loading merges (0 = nproc)
