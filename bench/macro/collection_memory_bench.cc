@@ -13,12 +13,17 @@
 // and block-device bytes the process read per query (/proc/self/io, which
 // counts O_DIRECT reads and RocksDB's reads that missed the page cache).
 //
+// --repending N,M: then re-upserts ids 0..N-1 with their own base rows (the
+// live set, so the ground truth, is unchanged; the ids' index copies become
+// tombstones), waits for the pending graph, and sweeps again; then up to M.
+//
 // Memory caps: bench/scripts/collection_memory.sh runs this inside a memory
 // cgroup (its limit in the row, --cgroup-limit) for seed-style cold / warm /
 // capped tables; --memory-budget and --cache-mib set the collection's own
 // bounds.
 #include <algorithm>
 #include <iostream>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,6 +53,8 @@ struct Config {
   std::uint64_t memory_budget_mib = 0;
   std::uint64_t cache_mib = 0;
   std::size_t latency_queries = 1000;
+  std::string base;                     // with repending: the collection's base rows
+  std::vector<std::uint64_t> repending;  // pending counts to sweep at (cumulative)
 };
 
 json Sweep(const Config& cfg, const Collection& c, const strata::VectorMatrix& queries,
@@ -149,6 +156,33 @@ int Run(const Config& cfg) {
     rows.push_back(Sweep(cfg, c, *queries, *gt, L, "warm"));
     std::cout << rows.back().dump() << std::endl;
   }
+  if (!cfg.repending.empty()) {
+    // Pending vectors without changing the live set (so --gt stays exact):
+    // ids 0.. re-upserted with their own base rows go to the pending list,
+    // and their index copies become tombstones.
+    auto base = strata::ReadVectorsAsFloat(cfg.base);
+    if (!base.ok()) Die("base", base.status());
+    std::uint64_t done = 0;
+    for (std::uint64_t target : cfg.repending) {
+      if (target > base->rows() || target < done) Die("--repending", strata::Status::InvalidArgument("counts must grow and fit the base"));
+      for (std::uint64_t s = done; s < target; s += 1000) {
+        const std::uint64_t e = std::min(target, s + 1000);
+        std::vector<strata::VectorId> ids(e - s);
+        std::iota(ids.begin(), ids.end(), s);
+        Check((*opened)->Upsert(ids, base->values<float>().subspan(s * st.dim, (e - s) * st.dim)),
+              "re-upsert");
+      }
+      done = target;
+      const double waited = WaitIdle();  // the pending graph's indexer caught up
+      for (std::uint32_t L : cfg.Ls) {
+        json j = Sweep(cfg, c, *queries, *gt, L, "pending");
+        j["pending"] = c.Stats().pending;
+        j["wait_idle_seconds"] = waited;
+        rows.push_back(j);
+        std::cout << rows.back().dump() << std::endl;
+      }
+    }
+  }
   head["peak_rss_mib"] = PeakRssMiB();
   head["rows"] = rows;
   if (!cfg.json_out.empty()) {
@@ -178,6 +212,11 @@ int main(int argc, char** argv) {
   app.add_option("--memory-budget", cfg.memory_budget_mib, "CollectionOptions memory budget, MiB (0 = none)");
   app.add_option("--cache-mib", cfg.cache_mib, "Node cache, MiB (0 = none)");
   app.add_option("--latency-queries", cfg.latency_queries, "Queries timed one at a time");
+  app.add_option("--base", cfg.base, "The base rows (ids = row numbers), for --repending");
+  app.add_option("--repending", cfg.repending,
+                 "After the warm sweep: re-upsert ids 0..N-1 with their own rows and sweep "
+                 "again, for each N (growing)")
+      ->delimiter(',');
   app.add_option("--cgroup-limit", cfg.cgroup_limit, "Recorded only: the memory cgroup's limit");
   CLI11_PARSE(app, argc, argv);
   if (cfg.Ls.empty()) {

@@ -94,6 +94,7 @@ struct Collection::Impl {
   std::mutex sync_mu;  // one log fsync at a time (group commit leader)
   std::atomic<std::uint64_t> log_syncs{0};
   std::condition_variable merge_done_cv;  // with write_mu: a merge switched or failed
+  std::uint32_t budget_waiters = 0;  // writers waiting for a merge to drain the memory budget
 
   // ---- published to searches (guarded by state_mu_) ----
   mutable std::mutex state_mu;

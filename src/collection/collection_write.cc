@@ -96,6 +96,7 @@ std::vector<rocksdb::Status> Collection::Impl::GetRecords(std::span<const Vector
 bool Collection::Impl::MergeDue() const {
   const CollectionState& s = current();
   if (!s.version) return false;  // the threshold's first build is synchronous
+  if (budget_waiters > 0 && !pending_pos.empty()) return true;  // writers wait for the memory budget
   const std::uint64_t pending = pending_pos.size();
   const std::uint64_t dead = s.version->dead_count();
   if (pending + dead == 0) return false;
@@ -197,8 +198,10 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
            m.current().pending->MemoryBytesWith(n) > m.options.memory_budget_bytes &&
            !m.pending_pos.empty() && m.options.background_merge) {
       m.last_merge_error = Status::OK();
+      ++m.budget_waiters;  // MergeDue while a writer waits here
       m.RequestMerge();
       m.merge_done_cv.wait(lock);
+      --m.budget_waiters;
       if (!m.last_merge_error.ok()) {
         return Status::Busy("upsert: the pending vectors fill the memory budget and the merge "
                             "that would drain them failed: " +
