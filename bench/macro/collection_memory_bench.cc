@@ -17,6 +17,10 @@
 // live set, so the ground truth, is unchanged; the ids' index copies become
 // tombstones), waits for the pending graph, and sweeps again; then up to M.
 //
+// --ab-dir B: then alternates every sweep between --dir (A) and B for
+// --ab-rounds rounds, rows tagged A / B (e.g. B = a copy of A with pending
+// vectors: a comparison that machine drift hits alike).
+//
 // Memory caps: bench/scripts/collection_memory.sh runs this inside a memory
 // cgroup (its limit in the row, --cgroup-limit) for seed-style cold / warm /
 // capped tables; --memory-budget and --cache-mib set the collection's own
@@ -55,6 +59,8 @@ struct Config {
   std::size_t latency_queries = 1000;
   std::string base;                     // with repending: the collection's base rows
   std::vector<std::uint64_t> repending;  // pending counts to sweep at (cumulative)
+  std::string ab_dir;                    // a second collection to alternate with
+  unsigned ab_rounds = 3;
 };
 
 json Sweep(const Config& cfg, const Collection& c, const strata::VectorMatrix& queries,
@@ -183,6 +189,28 @@ int Run(const Config& cfg) {
       }
     }
   }
+  if (!cfg.ab_dir.empty()) {
+    // A/B: the same sweeps alternating between this collection and another
+    // (e.g. the same data with some pending vectors), so that the machine's
+    // drift hits both alike.
+    auto other = Collection::Open(cfg.ab_dir, o);
+    if (!other.ok()) Die("open " + cfg.ab_dir, other.status());
+    const double waited = WaitIdle();  // its pending graph is rebuilt at open
+    head["ab_dir"] = cfg.ab_dir;
+    head["ab_pending"] = (*other)->Stats().pending;
+    head["ab_wait_idle_seconds"] = waited;
+    for (unsigned round = 0; round < cfg.ab_rounds; ++round) {
+      for (std::uint32_t L : cfg.Ls) {
+        for (const Collection* which : {&c, static_cast<const Collection*>(other->get())}) {
+          json j = Sweep(cfg, *which, *queries, *gt, L, which == &c ? "A" : "B");
+          j["round"] = round;
+          j["pending"] = which->Stats().pending;
+          rows.push_back(j);
+          std::cout << rows.back().dump() << std::endl;
+        }
+      }
+    }
+  }
   head["peak_rss_mib"] = PeakRssMiB();
   head["rows"] = rows;
   if (!cfg.json_out.empty()) {
@@ -217,6 +245,9 @@ int main(int argc, char** argv) {
                  "After the warm sweep: re-upsert ids 0..N-1 with their own rows and sweep "
                  "again, for each N (growing)")
       ->delimiter(',');
+  app.add_option("--ab-dir", cfg.ab_dir,
+                 "A second collection: after the rest, sweeps alternate A (--dir) / B (this)");
+  app.add_option("--ab-rounds", cfg.ab_rounds, "Rounds of the A/B alternation");
   app.add_option("--cgroup-limit", cfg.cgroup_limit, "Recorded only: the memory cgroup's limit");
   CLI11_PARSE(app, argc, argv);
   if (cfg.Ls.empty()) {

@@ -148,7 +148,9 @@ TEST(IvfIndexMerge, RenumbersFindsEveryLiveRowAndKeepsRecall) {
   // the target already: the merge may split it.)
   EXPECT_EQ(mr.clusters, kClusters - mr.clusters_split + mr.clusters_from_splits);
   EXPECT_GT(mr.clusters_rewritten, 0u);
-  EXPECT_EQ(mr.rows_read, n - 600);  // every cluster changed: all survivors ordered as a build
+  // Every cluster changed, but only those that split or gained more than a
+  // quarter of their survivors are re-ordered from their full vectors.
+  EXPECT_LT(mr.rows_read, n - 600);
 
   auto m = format::ReadManifest(dir.File("merged"));
   ASSERT_TRUE(m.ok());
@@ -352,8 +354,9 @@ TEST(IvfIndexMerge, FailedMergeLeavesTheOldIndex) {
   auto failing = [](std::span<const std::uint64_t>, float*) {
     return Status::IOError("disk gone");
   };
-  r = MergeIvfIndex(dir.File("old"), deleted, Rows(old_rows, 0, 10), dir.File("old"), Options(),
-                    nullptr, failing);
+  // (Half as many new rows again: clusters re-order, so the reader is asked.)
+  r = MergeIvfIndex(dir.File("old"), deleted, Rows(old_rows, 0, kBase / 2), dir.File("old"),
+                    Options(), nullptr, failing);
   EXPECT_EQ(r.status().code(), StatusCode::kIOError) << r.status().ToString();
   const auto after = format::ReadManifest(dir.File("old"));
   ASSERT_TRUE(after.ok());
