@@ -88,8 +88,10 @@ struct CollectionOptions {
   std::optional<Metric> metric;
   // creation: element type the vectors are stored in, in RocksDB and in the
   // SSD index (default float32). Vectors are given and returned as float32;
-  // float16 rounds to nearest even, uint8/int8 must hold integers in range.
-  // bfloat16 is not available yet (no index file format stores it).
+  // float16 and bfloat16 round to nearest even, uint8/int8 must hold
+  // integers in range. bfloat16 vectors are kept as bfloat16 in RocksDB and
+  // the pending list is float32; the SSD index stores them as float32 (no
+  // index file format stores bfloat16).
   std::optional<ElementType> element_type;
   // creation: "graph" or "ivf" (default graph).
   std::optional<std::string> index_type;

@@ -39,8 +39,15 @@ namespace {
 // PQ and IVF training need this many rows.
 constexpr std::uint64_t kMinIndexVectors = 256;
 
+// What the SSD index stores of a collection's element type: bfloat16 rows
+// (kept as such in the collection's records) go into float32 index files,
+// which the index formats read; every other type is stored as it is.
+ElementType IndexElementType(ElementType stored) {
+  return stored == ElementType::kBFloat16 ? ElementType::kFloat32 : stored;
+}
+
 std::string BaseFileName(ElementType type) {
-  switch (type) {
+  switch (IndexElementType(type)) {
     case ElementType::kUint8:
       return "base.u8bin";
     case ElementType::kInt8:
@@ -77,7 +84,8 @@ Status WriteSnapshotBase(const Collection::Impl& m, const rocksdb::Snapshot* sna
   DatasetWriteOptions wo;
   wo.sync = false;  // scratch input of the build, removed after it
   STRATA_ASSIGN_OR_RETURN(auto writer,
-                          DatasetWriter::Create(path, m.stored.element_type, m.stored.dim, wo));
+                          DatasetWriter::Create(path, IndexElementType(m.stored.element_type),
+                                                m.stored.dim, wo));
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
   ro.fill_cache = false;

@@ -39,10 +39,6 @@ Status CollectionOptions::Validate() const {
   if (index_type && *index_type != "graph" && *index_type != "ivf") {
     return Status::InvalidArgument("index type '" + *index_type + "' (expected graph or ivf)");
   }
-  if (element_type && *element_type == ElementType::kBFloat16) {
-    return Status::NotSupported(
-        "element type bfloat16: no index file format stores it yet (use float16)");
-  }
   if (update_mode == UpdateMode::kInPlace) {
     return Status::NotSupported("update_mode in_place is not available yet (use buffered)");
   }

@@ -246,8 +246,9 @@ TEST(Collection, IvfIndexType) {
   EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
 }
 
+// (Integers below 200 are exact in every type here, bfloat16 included.)
 TEST(Collection, IntegerAndHalfElementTypes) {
-  for (ElementType type : {ElementType::kUint8, ElementType::kFloat16}) {
+  for (ElementType type : {ElementType::kUint8, ElementType::kFloat16, ElementType::kBFloat16}) {
     testutil::ScratchDir dir;
     CollectionOptions o = SmallOptions();
     o.element_type = type;
@@ -270,6 +271,13 @@ TEST(Collection, IntegerAndHalfElementTypes) {
     auto hits = (*c)->Search((*got)[0].vector, p);
     ASSERT_TRUE(hits.ok());
     EXPECT_EQ((*hits)[0].id, 17u);
+    if (type == ElementType::kBFloat16) {
+      // 8 significant bits: 1.001 is stored, and returned, as 1.
+      ASSERT_TRUE((*c)->Upsert(998, std::vector<float>(kDim, 1.001f)).ok());
+      auto rounded = (*c)->Get(std::vector<VectorId>{998});
+      ASSERT_TRUE(rounded.ok());
+      EXPECT_EQ((*rounded)[0].vector, std::vector<float>(kDim, 1.0f));
+    }
     if (type == ElementType::kUint8) {
       std::vector<float> bad(kDim, 3.5f);
       EXPECT_EQ((*c)->Upsert(999, bad).code(), StatusCode::kInvalidArgument);

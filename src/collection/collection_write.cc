@@ -73,7 +73,9 @@ Status Collection::Impl::CheckAndStore(std::span<const float> v, std::byte* out)
       return Status::OK();
     }
     case ElementType::kBFloat16:
-      break;
+      // float32's exponent range: every finite value has a (rounded) bfloat16.
+      kernels::FloatToBFloat16N(v.data(), reinterpret_cast<std::uint16_t*>(out), v.size());
+      return Status::OK();
   }
   return Status::NotSupported("element type " + std::string(ElementTypeName(stored.element_type)));
 }

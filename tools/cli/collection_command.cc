@@ -160,7 +160,7 @@ void AddCreate(CLI::App* parent, CommandAction* action) {
   cmd->add_option("dir", a->dir, "Collection directory (must not hold a collection)")->required();
   cmd->add_option("--dim", a->dim, "Vector dimension")->required()->check(CLI::Range(1, 65536));
   cmd->add_option("--metric", a->metric, "l2, ip or cosine")->capture_default_str();
-  cmd->add_option("--type", a->type, "Element type vectors are stored in: f32, f16, u8 or i8")
+  cmd->add_option("--type", a->type, "Element type vectors are stored in: f32, f16, bf16, u8 or i8")
       ->capture_default_str();
   cmd->add_option("--index", a->index, "SSD index built past the flat threshold: graph or ivf")
       ->capture_default_str();
