@@ -17,6 +17,10 @@
 // live set, so the ground truth, is unchanged; the ids' index copies become
 // tombstones), waits for the pending graph, and sweeps again; then up to M.
 //
+// --merge-during S: then S seconds of search load at the first --L with
+// --threads threads, and the same load while Merge() folds the pending list
+// in (QPS and p50/p99 of each window).
+//
 // --ab-dir B: then alternates every sweep between --dir (A) and B for
 // --ab-rounds rounds, rows tagged A / B (e.g. B = a copy of A with pending
 // vectors: a comparison that machine drift hits alike).
@@ -26,6 +30,8 @@
 // capped tables; --memory-budget and --cache-mib set the collection's own
 // bounds.
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <iostream>
 #include <numeric>
 #include <string>
@@ -59,6 +65,7 @@ struct Config {
   std::size_t latency_queries = 1000;
   std::string base;                     // with repending: the collection's base rows
   std::vector<std::uint64_t> repending;  // pending counts to sweep at (cumulative)
+  double merge_during_seconds = 0;       // > 0: no-merge window, then during a Merge()
   std::string ab_dir;                    // a second collection to alternate with
   unsigned ab_rounds = 3;
 };
@@ -109,12 +116,54 @@ json Sweep(const Config& cfg, const Collection& c, const strata::VectorMatrix& q
   return j;
 }
 
+// cfg.threads threads each searching the queries in turn, one Search at a
+// time, until `done()`; queries/s and per-query latencies.
+struct Load {
+  double qps = 0, p50_ms = 0, p99_ms = 0, seconds = 0;
+  std::uint64_t queries = 0;
+};
+Load QueryLoad(const Config& cfg, const Collection& c, const strata::VectorMatrix& queries,
+               std::uint32_t L, const std::function<bool()>& done) {
+  CollectionSearchParams p;
+  p.index.k = cfg.k;
+  p.index.list_size = std::max(L, cfg.k);
+  std::vector<std::vector<double>> lat(cfg.threads);
+  const auto t0 = Clock::now();
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < cfg.threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (std::size_t q = t; !done(); q = (q + cfg.threads) % queries.rows()) {
+        const auto a = Clock::now();
+        auto r = c.Search(queries.row<float>(q), p);
+        if (!r.ok()) Die("search", r.status());
+        lat[t].push_back(Seconds(a, Clock::now()) * 1e3);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  Load out;
+  out.seconds = Seconds(t0, Clock::now());
+  std::vector<double> all;
+  for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+  out.queries = all.size();
+  out.qps = static_cast<double>(all.size()) / out.seconds;
+  out.p50_ms = Percentile(all, 0.5);
+  out.p99_ms = Percentile(all, 0.99);
+  return out;
+}
+
 int Run(const Config& cfg) {
   strata::CollectionOptions o;
   o.create_if_missing = false;
   o.background_merge = false;
   o.memory_budget_bytes = cfg.memory_budget_mib << 20;
   o.open.cache_mib = cfg.cache_mib;
+  if (cfg.merge_during_seconds > 0) {
+    // The merge runs as background merges do (merge_threads 1, nice 10);
+    // only the explicit Merge() starts one.
+    o.background_merge = true;
+    o.merge_pending_count = 1ull << 62;
+  }
   const std::uint64_t rss_before = RssBytes();
   const auto t0 = Clock::now();
   auto opened = Collection::Open(cfg.dir, o);
@@ -189,6 +238,47 @@ int Run(const Config& cfg) {
       }
     }
   }
+  if (cfg.merge_during_seconds > 0) {
+    // Search load with no merge for a window, then while Merge() folds the
+    // pending list in on the merge thread (merge_threads 1, nice 10).
+    const std::uint32_t L = cfg.Ls.front();
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(cfg.merge_during_seconds));
+    const Load base = QueryLoad(cfg, c, *queries, L, [&] { return Clock::now() > until; });
+    const std::uint64_t pending = c.Stats().pending;
+    std::atomic<bool> merged{false};
+    double merge_s = 0;
+    strata::Status merge_st;
+    std::thread merger([&] {
+      const auto a = Clock::now();
+      merge_st = (*opened)->Merge();
+      merge_s = Seconds(a, Clock::now());
+      merged = true;
+    });
+    const Load during = QueryLoad(cfg, c, *queries, L, [&] { return merged.load(); });
+    merger.join();
+    Check(merge_st, "merge");
+    for (const Load* l : {&base, &during}) {
+      json j;
+      j["phase"] = l == &base ? "no_merge" : "during_merge";
+      j["L"] = L;
+      j["threads"] = cfg.threads;
+      j["qps"] = l->qps;
+      j["p50_ms"] = l->p50_ms;
+      j["p99_ms"] = l->p99_ms;
+      j["queries"] = l->queries;
+      j["seconds"] = l->seconds;
+      j["loadavg"] = LoadAvg();
+      if (l == &during) {
+        j["merge_seconds"] = merge_s;
+        j["merged_pending"] = pending;
+        j["qps_ratio"] = during.qps / base.qps;
+        j["p99_ratio"] = during.p99_ms / base.p99_ms;
+      }
+      rows.push_back(j);
+      std::cout << rows.back().dump() << std::endl;
+    }
+  }
   if (!cfg.ab_dir.empty()) {
     // A/B: the same sweeps alternating between this collection and another
     // (e.g. the same data with some pending vectors), so that the machine's
@@ -245,6 +335,9 @@ int main(int argc, char** argv) {
                  "After the warm sweep: re-upsert ids 0..N-1 with their own rows and sweep "
                  "again, for each N (growing)")
       ->delimiter(',');
+  app.add_option("--merge-during", cfg.merge_during_seconds,
+                 "After the rest: search load (first --L) for this many seconds, then while "
+                 "Merge() runs");
   app.add_option("--ab-dir", cfg.ab_dir,
                  "A second collection: after the rest, sweeps alternate A (--dir) / B (this)");
   app.add_option("--ab-rounds", cfg.ab_rounds, "Rounds of the A/B alternation");

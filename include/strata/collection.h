@@ -257,7 +257,10 @@ class Collection {
   // Merges the pending list and tombstones into a new index version now and
   // waits for it (builds the first index even below the threshold once the
   // collection holds 256 vectors, the fewest its codes train on). OK with
-  // nothing to do.
+  // nothing to do. With background_merge the merge thread runs it (at most
+  // merge_threads cores, lower priority: searches keep their share); else
+  // the calling thread does, with merge_threads threads. Aborted if the
+  // collection is closed while waiting.
   Status Merge();
   // Waits for a running background merge; OK if none. Returns its error.
   Status WaitForMerge();

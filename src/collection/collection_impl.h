@@ -116,6 +116,11 @@ struct Collection::Impl {
   std::condition_variable indexer_cv;  // the pending-graph indexer
   bool stopping = false;       // guarded by bg_mu
   bool merge_wanted = false;   // guarded by bg_mu
+  // Merge() calls handed to the merge thread, and how many a finished merge
+  // answered, with its status (guarded by bg_mu; waiters use bg_cv).
+  std::uint64_t merge_requests = 0;
+  std::uint64_t merge_requests_served = 0;
+  Status merge_request_status;
   std::thread merge_thread;
   std::thread sync_thread;
   std::thread indexer_thread;

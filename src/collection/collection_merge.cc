@@ -407,8 +407,17 @@ void Collection::Impl::MergeLoop() {
     bg_cv.wait(lock, [this] { return stopping || merge_wanted; });
     if (stopping) break;
     merge_wanted = false;
+    const std::uint64_t serving = merge_requests;  // Merge() calls this merge answers
     lock.unlock();
     Status st = RunMerge(options.merge_threads);
+    {
+      std::lock_guard<std::mutex> served(bg_mu);
+      if (serving > merge_requests_served) {
+        merge_requests_served = serving;
+        merge_request_status = st;
+      }
+    }
+    bg_cv.notify_all();
     if (!st.ok()) {
       // Back off, then retry; the error stays visible to WaitForMerge.
       lock.lock();
@@ -425,11 +434,26 @@ void Collection::Impl::MergeLoop() {
     // check is lost.
     std::lock_guard<std::mutex> wl(write_mu);
     lock.lock();
-    merge_wanted = MergeDue();
+    merge_wanted = MergeDue() || merge_requests > merge_requests_served;
   }
 }
 
-Status Collection::Merge() { return impl_->RunMerge(0); }
+Status Collection::Merge() {
+  Impl& m = *impl_;
+  if (!m.options.background_merge) return m.RunMerge(m.options.merge_threads);
+  // Handed to the merge thread, so that it runs as every background merge
+  // does (merge_threads cores at nice 10: searches keep their share of the
+  // cores; run from the caller's thread at full priority with both cores, a
+  // merge into 1M left searches 0.47x their QPS and 3.9x their p99), and
+  // waited for: served by a merge that starts after this request.
+  std::unique_lock<std::mutex> lock(m.bg_mu);
+  const std::uint64_t mine = ++m.merge_requests;
+  m.merge_wanted = true;
+  m.bg_cv.notify_all();
+  m.bg_cv.wait(lock, [&] { return m.merge_requests_served >= mine || m.stopping; });
+  if (m.merge_requests_served < mine) return Status::Aborted("merge: the collection is closing");
+  return m.merge_request_status;
+}
 
 Status Collection::WaitForMerge() {
   Impl& m = *impl_;

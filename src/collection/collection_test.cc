@@ -477,6 +477,38 @@ TEST(Collection, SyncModeGroupCommitReadsYourWritesAndSurvivesReopen) {
   ExpectStoredExactly(**reopened, model);
 }
 
+// With a merge thread, Merge() hands the work to it and returns once a merge
+// that started after the call has switched: from two threads at once too.
+TEST(Collection, MergeRunsOnTheMergeThreadAndWaitsForIt) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.background_merge = true;
+  o.merge_pending_count = 1u << 30;  // only Merge() merges
+  auto opened = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Collection& c = **opened;
+  std::mt19937_64 rng(12);
+  Model model;
+  std::vector<VectorId> ids(400);
+  std::iota(ids.begin(), ids.end(), 0);
+  ASSERT_TRUE(UpsertBatch(c, model, rng, ids).ok());  // the threshold build
+  std::iota(ids.begin(), ids.end(), 400);
+  ASSERT_TRUE(UpsertBatch(c, model, rng, ids).ok());  // pending
+  ASSERT_EQ(c.Stats().pending, 400u);
+  const std::uint64_t merges = c.Stats().merges;
+  std::vector<Status> results(2);
+  std::thread a([&] { results[0] = c.Merge(); });
+  std::thread b([&] { results[1] = c.Merge(); });
+  a.join();
+  b.join();
+  EXPECT_TRUE(results[0].ok()) << results[0].ToString();
+  EXPECT_TRUE(results[1].ok()) << results[1].ToString();
+  EXPECT_EQ(c.Stats().pending, 0u);
+  EXPECT_GT(c.Stats().merges, merges);
+  EXPECT_GE(Recall(c, model, rng, 20), 0.9);
+  ExpectStoredExactly(c, model);
+}
+
 TEST(Collection, DeletingBelowTheIndexMinimumReturnsToTheFlatPhase) {
   testutil::ScratchDir dir;
   const std::string path = dir.File("c");

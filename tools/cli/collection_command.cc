@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collection_io.h"
@@ -601,6 +602,7 @@ struct MergeArgs {
 
 Status RunMerge(const MergeArgs& a) {
   CollectionOptions o = ReadOnlyOptions();  // no background merge: this one runs in the foreground
+  o.merge_threads = std::max(1u, std::thread::hardware_concurrency());  // nothing else to serve
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Collection> c, OpenExistingCollection(a.dir, o));
   const CollectionStats before = c->Stats();
   const auto t0 = std::chrono::steady_clock::now();
