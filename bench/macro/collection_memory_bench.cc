@@ -62,6 +62,7 @@ struct Config {
   unsigned threads = 2;
   std::uint64_t memory_budget_mib = 0;
   std::uint64_t cache_mib = 0;
+  std::vector<unsigned> background_cpus;  // empty: the collection's choice
   std::size_t latency_queries = 1000;
   std::string base;                     // with repending: the collection's base rows
   std::vector<std::uint64_t> repending;  // pending counts to sweep at (cumulative)
@@ -158,6 +159,7 @@ int Run(const Config& cfg) {
   o.background_merge = false;
   o.memory_budget_bytes = cfg.memory_budget_mib << 20;
   o.open.cache_mib = cfg.cache_mib;
+  o.background_cpus = cfg.background_cpus;
   if (cfg.merge_during_seconds > 0) {
     // The merge runs as background merges do (merge_threads 1, nice 10);
     // only the explicit Merge() starts one.
@@ -201,6 +203,7 @@ int Run(const Config& cfg) {
   head["rss_open_delta_mib"] = static_cast<double>(rss_open - rss_before) / (1 << 20);
   head["stats_ram_mib"] = static_cast<double>(st.ram_bytes) / (1 << 20);
   head["cached_nodes"] = st.cached_nodes;
+  head["background_cpus"] = st.background_cpus;
   head["disk_mib"] = static_cast<double>(st.disk_bytes) / (1 << 20);
   std::cout << head.dump() << std::endl;
 
@@ -329,6 +332,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", cfg.threads, "SearchBatch threads");
   app.add_option("--memory-budget", cfg.memory_budget_mib, "CollectionOptions memory budget, MiB (0 = none)");
   app.add_option("--cache-mib", cfg.cache_mib, "Node cache, MiB (0 = none)");
+  app.add_option("--background-cpus", cfg.background_cpus,
+                 "CPUs for merges and the indexer (default: the collection's choice)")
+      ->delimiter(',');
   app.add_option("--latency-queries", cfg.latency_queries, "Queries timed one at a time");
   app.add_option("--base", cfg.base, "The base rows (ids = row numbers), for --repending");
   app.add_option("--repending", cfg.repending,

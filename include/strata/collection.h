@@ -36,7 +36,8 @@
 //     point in that order and none after it, even while a merge switches the
 //     index version underneath it.
 //   - Merges run on a background thread (at most `merge_threads` cores, at a
-//     lower scheduling priority) and never block searches; writes wait only
+//     lower scheduling priority, off the CPUs that take the disk's
+//     interrupts: `background_cpus`) and never block searches; writes wait only
 //     for the short switch at the end of a merge, and for the first index
 //     build (the write that crosses the threshold builds it before it
 //     returns).
@@ -133,6 +134,14 @@ struct CollectionOptions {
   // merge with more than half of the index dead rebuilds anyway.
   bool streaming_merge = true;
   unsigned merge_threads = 1;
+  // The CPUs the background threads (merges and the pending-graph indexer)
+  // run on. Empty: every CPU the process may use except those that service
+  // the interrupts of the collection's storage device, where that leaves at
+  // least one. On a VM whose disk has one request queue, all completions
+  // interrupt one vCPU; a busy thread there slowed the searches' reads 18x
+  // whatever its priority (io/interrupt_cpus.h). Stats().background_cpus
+  // says what was chosen.
+  std::vector<unsigned> background_cpus;
   // Memory budget for what the collection holds in RAM besides the index's
   // codes and MemGraph: the pending vectors and the node cache (0 = none).
   // Writes wait for a merge when the pending vectors would exceed it.
@@ -195,6 +204,7 @@ struct CollectionStats {
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write
   std::uint64_t log_syncs = 0;      // sync mode: fsyncs of the log by writers (group commits)
+  std::vector<unsigned> background_cpus;  // where merges and the indexer run (empty: anywhere)
   std::string index_description;    // Index::Describe() of the current version
 };
 

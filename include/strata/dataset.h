@@ -381,16 +381,23 @@ struct GroundTruth {
   Status Validate(std::uint64_t num_base = 0) const;
 };
 
+// A position with no result (a search that found fewer than k) is
+// kInvalidVectorId in memory, stored as the id 2^32 - 1 (kMissingIdU32) with
+// distance +inf in .ibin and as -1 in .ivecs (faiss's convention).
+inline constexpr std::uint32_t kMissingIdU32 = 0xFFFFFFFFu;
+
 // Reads .ibin (with or without the distances block) or .ivecs ground truth.
-// Errors as for vector files; negative .ivecs ids are Corruption; NaN
-// distances are InvalidArgument unless options.check_finite is false.
+// Errors as for vector files; .ivecs ids below -1 are Corruption; NaN
+// distances (and infinite ones other than a missing result's) are
+// InvalidArgument unless options.check_finite is false.
 Result<GroundTruth> ReadGroundTruth(const std::string& path,
                                     const DatasetReadOptions& options = {});
 
 // Writes .ibin (ids as u32 followed by float32 distances; when `gt.distances`
 // is empty only the ids block is written) or .ivecs (ids only, distances are
 // dropped), atomically like DatasetWriter. InvalidArgument when an id does not
-// fit the format (>= 2^32 for .ibin, >= 2^31 for .ivecs), naming the query.
+// fit the format (>= 2^32 - 1 for .ibin, >= 2^31 for .ivecs), naming the
+// query; kInvalidVectorId is written as the missing-result sentinel.
 Status WriteGroundTruth(const std::string& path, const GroundTruth& gt,
                         const DatasetWriteOptions& options = {});
 

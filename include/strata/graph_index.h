@@ -124,7 +124,8 @@ class GraphIndex : public Index {
 
  private:
   explicit GraphIndex(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  // Shared with every Searcher, which may outlive this object.
+  std::shared_ptr<const Impl> impl_;
 };
 
 }  // namespace strata

@@ -64,7 +64,11 @@ class Searcher {
   // Searches one query (dim() floats). Writes params.k ids and distances
   // (ascending; kInvalidVectorId / +inf past the last found). Distances are
   // squared L2, -<q,x> for ip, 1 - cos for cosine. InvalidArgument for a
-  // wrong dimension, NaN or bad parameters; Corruption / IOError from the SSD.
+  // wrong dimension, NaN or bad parameters (and a zero query under cosine);
+  // Corruption / IOError from the SSD. The distances are exact where
+  // Index::distances_exact() says so (graph indexes, IVF with raw
+  // re-ranking); an IVF index whose records hold extended RaBitQ codes
+  // returns those codes' estimates (the ranking is theirs too).
   virtual Status Search(std::span<const float> query, const SearchParams& params,
                         std::span<VectorId> ids, std::span<float> distances,
                         QueryStats* stats) = 0;
@@ -89,6 +93,9 @@ class Index {
   virtual std::uint64_t num_vectors() const = 0;
   // Records served from RAM instead of SSD (graph node cache); 0 if none.
   virtual std::uint64_t cached_nodes() const { return 0; }
+  // Whether Searcher::Search returns exact metric distances (true) or
+  // estimates (IVF with extended-code records).
+  virtual bool distances_exact() const { return true; }
   // RAM held for search (codes, codebooks, caches, maps), in bytes.
   virtual std::size_t memory_bytes() const = 0;
   // Bytes of the index's files on disk.

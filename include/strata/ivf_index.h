@@ -98,6 +98,7 @@ class IvfIndex : public Index {
   Metric metric() const override;
   ElementType element_type() const override;
   std::uint64_t num_vectors() const override;
+  bool distances_exact() const override;
   std::size_t memory_bytes() const override;
   std::uint64_t disk_bytes() const override;
   // "ivf: 1000000 x 128 float32 l2, C=977, D_m=128/128, B=9, record 136 B,
@@ -110,7 +111,8 @@ class IvfIndex : public Index {
 
  private:
   explicit IvfIndex(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  // Shared with every Searcher, which may outlive this object.
+  std::shared_ptr<const Impl> impl_;
 };
 
 }  // namespace strata

@@ -41,6 +41,13 @@ class IdFilter {
 // use nprobe, pipeline, inflight and drain_alpha. Fields an index type does
 // not use are ignored by it.
 struct SearchParams {
+  // Upper bounds Validate enforces: a query's candidate list, results and
+  // expansions are allocated per search, so a caller (a Python or HTTP
+  // client) must not be able to ask for gigabytes or overflow 4 * L.
+  static constexpr std::uint32_t kMaxK = 100000;
+  static constexpr std::uint32_t kMaxListSize = 1000000;
+  static constexpr std::uint32_t kMaxExpansions = 100000000;
+
   std::uint32_t k = 10;            // neighbours wanted
   std::uint32_t list_size = 50;    // L: candidate list size (>= k); larger = more recall, more reads
   std::uint32_t beam_width = 4;    // W: node records read per round (1..128)

@@ -69,6 +69,11 @@ struct Collection::Impl {
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::WriteOptions write_options;  // never sync: see group_commit
   OpenOptions index_open;  // options.open with the node cache within the memory budget
+  // Where the merge and indexer threads run (empty: anywhere), chosen at
+  // open from options.background_cpus (collection_open.cc).
+  std::vector<unsigned> background_cpus;
+  // Puts the calling background thread on background_cpus.
+  void PlaceBackgroundThread() const;
   // Durability::kSync: group commit. A write appends its batch to the log
   // unsynced under write_mu, applies it to RAM, releases write_mu, and then
   // waits in SyncThrough for one fsync that covers it: the writers that

@@ -400,8 +400,10 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
 
 void Collection::Impl::MergeLoop() {
   // Merges yield to searches: a lower priority for this thread (and the
-  // build threads it starts, which inherit it).
+  // build threads it starts, which inherit it and its CPUs), off the CPUs
+  // that take the disk's interrupts.
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+  PlaceBackgroundThread();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (true) {
     bg_cv.wait(lock, [this] { return stopping || merge_wanted; });
@@ -442,10 +444,10 @@ Status Collection::Merge() {
   Impl& m = *impl_;
   if (!m.options.background_merge) return m.RunMerge(m.options.merge_threads);
   // Handed to the merge thread, so that it runs as every background merge
-  // does (merge_threads cores at nice 10: searches keep their share of the
-  // cores; run from the caller's thread at full priority with both cores, a
-  // merge into 1M left searches 0.47x their QPS and 3.9x their p99), and
-  // waited for: served by a merge that starts after this request.
+  // does (merge_threads cores at nice 10, off the CPUs that take the disk's
+  // interrupts: searches keep their share of the cores and their reads'
+  // latency), and waited for: served by a merge that starts after this
+  // request.
   std::unique_lock<std::mutex> lock(m.bg_mu);
   const std::uint64_t mine = ++m.merge_requests;
   m.merge_wanted = true;

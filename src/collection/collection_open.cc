@@ -8,13 +8,16 @@
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/options_util.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/thread_affinity.h"
 #include "base/timer.h"
 #include "collection/collection_impl.h"
 #include "collection/store_keys.h"
+#include "io/interrupt_cpus.h"
 
 namespace strata {
 namespace fs = std::filesystem;
@@ -61,6 +64,31 @@ Status ParseVersionPointer(const std::string& text, std::uint64_t* version, std:
   }
   *version = j["version"].get<std::uint64_t>();
   *seq = j["seq"].get<std::uint64_t>();
+  return Status::OK();
+}
+
+// The CPUs for the background threads: the ones asked for (those of them
+// this process may use), or else every usable CPU but the ones that take the
+// interrupts of the disk under `dir` (none restricted when that is all of
+// them, or when the disk's interrupts cannot be told).
+Status ChooseBackgroundCpus(const std::string& dir, const CollectionOptions& options,
+                            std::vector<unsigned>* out) {
+  const std::vector<unsigned> usable = CurrentThreadCpus();
+  out->clear();
+  if (!options.background_cpus.empty()) {
+    for (unsigned cpu : options.background_cpus) {
+      if (std::find(usable.begin(), usable.end(), cpu) != usable.end()) out->push_back(cpu);
+    }
+    if (out->empty()) {
+      return Status::InvalidArgument(
+          "background_cpus: none of the given CPUs is available to this process");
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+    return Status::OK();
+  }
+  *out = CpusAvoiding(usable, io::DeviceInterruptCpus(dir));
+  if (out->size() == usable.size()) out->clear();  // nothing avoided
   return Status::OK();
 }
 
@@ -238,6 +266,7 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   impl->logged_seq = impl->last_seq;
   impl->durable_seq = impl->last_seq;  // recovered from the log
 
+  STRATA_RETURN_IF_ERROR(ChooseBackgroundCpus(dir, options, &impl->background_cpus));
   Impl* p = impl.get();
   if (options.durability == Durability::kAsync) {
     p->sync_thread = std::thread([p] { p->SyncLoop(); });
@@ -255,6 +284,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   return c;
 }
 
+void Collection::Impl::PlaceBackgroundThread() const {
+  // Best effort: a thread left where it was only costs speed.
+  if (!background_cpus.empty()) (void)SetCurrentThreadCpus(background_cpus);
+}
+
 Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state) {
   STRATA_ASSIGN_OR_RETURN(auto pending, PendingSet::Create(dim, metric));
   state->pending = std::move(pending);
@@ -270,6 +304,7 @@ void Collection::Impl::IndexerLoop() {
   // Keeps the pending graph caught up with the pending set, in steps, so a
   // search scans exactly only the few entries written since the last step.
   constexpr std::uint32_t kStep = 256;
+  PlaceBackgroundThread();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (!stopping) {
     indexer_cv.wait_for(lock, std::chrono::milliseconds(20));
@@ -363,6 +398,7 @@ CollectionStats Collection::Stats() const {
   s.merges = m.merges_done.load();
   s.streaming_merges = m.streaming_merges.load();
   s.log_syncs = m.log_syncs.load();
+  s.background_cpus = m.background_cpus;
   s.merging = m.merging.load();
   s.last_merge_seconds = m.last_merge_seconds.load();
   s.first_build_seconds = m.first_build_seconds.load();

@@ -53,6 +53,12 @@ Status CollectionOptions::Validate() const {
     return Status::InvalidArgument("sync_interval_ms must be at least 1 for async durability");
   }
   if (merge_threads == 0) return Status::InvalidArgument("merge_threads must be at least 1");
+  for (unsigned cpu : background_cpus) {
+    if (cpu >= 1024) {
+      return Status::InvalidArgument("background_cpus: CPU " + std::to_string(cpu) +
+                                     " is past the largest CPU number 1023");
+    }
+  }
   if (max_batch == 0) return Status::InvalidArgument("max_batch must be at least 1");
   if (train_sample_bytes == 0) return Status::InvalidArgument("train_sample_bytes must be > 0");
   STRATA_RETURN_IF_ERROR(graph.Validate());

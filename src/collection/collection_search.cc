@@ -63,16 +63,15 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
       if (ids[i] == kInvalidVectorId) break;
       hits.emplace_back(dist[i], v.user_id(ids[i]));
     }
-    if (v.index().type() == "ivf" && m.stored.ivf.rerank != "raw") {
+    if (!v.index().distances_exact()) {
       STRATA_RETURN_IF_ERROR(ExactDistances(m, snap.seq, query, &hits));
     }
   }
   // Pending entries: the graphed prefix by a walk of the pending graph, the
   // rest by an exact scan. A walk at list size L over out-degree R computes
   // about L * R distances, with a visited set and random access besides: a
-  // set of at most 2 * L * R entries is scanned whole instead, exactly and
-  // faster (with 2,000 pending at L 30 the walk made searches 1.24x slower
-  // than with none on synth1m; bench/results/collection_synth1m.md).
+  // set of at most 2 * L * R entries is scanned whole instead: exact, and
+  // no more distances than the walk would compute.
   std::vector<Hit> pending;
   const std::uint32_t pending_L = std::max<std::uint32_t>(params.index.list_size, 64);
   const std::uint64_t scan_whole =
@@ -115,8 +114,14 @@ Status CheckQuery(const Collection::Impl& m, std::span<const float> query,
                                    " values, the collection's dim is " +
                                    std::to_string(m.stored.dim));
   }
+  bool zero = true;
   for (float x : query) {
     if (!std::isfinite(x)) return Status::InvalidArgument("search: query holds NaN or Inf");
+    zero = zero && x == 0.0f;
+  }
+  if (zero && m.stored.metric == Metric::kCosine) {
+    // In every phase alike (the flat scan, the pending set, the index).
+    return Status::InvalidArgument("search: a zero query vector has no cosine distance");
   }
   if (params.index.k == 0) return Status::InvalidArgument("search: k must be at least 1");
   SearchParams p = params.index;

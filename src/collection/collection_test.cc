@@ -7,14 +7,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
+#include <string_view>
 #include <thread>
 
+#include "base/thread_affinity.h"
 #include "scratch_dir.h"
 
 namespace strata {
@@ -349,6 +354,17 @@ TEST(Collection, CosineRejectsZeroVectors) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ((*c)->Upsert(1, std::vector<float>(kDim, 0.0f)).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ((*c)->Count(), 0u);
+  // A zero query likewise, in the flat phase and once indexed.
+  CollectionSearchParams p;
+  EXPECT_TRUE((*c)->Search(std::vector<float>(kDim, 0.0f), p).status().IsInvalidArgument());
+  std::mt19937_64 rng(3);
+  Model model;
+  std::vector<VectorId> ids(400);
+  std::iota(ids.begin(), ids.end(), 0);
+  ASSERT_TRUE(UpsertBatch(**c, model, rng, ids).ok());  // past the threshold: indexed
+  ASSERT_GT((*c)->Stats().index_version, 0u);
+  EXPECT_TRUE((*c)->Search(std::vector<float>(kDim, 0.0f), p).status().IsInvalidArgument());
+  EXPECT_TRUE((*c)->Search(RandomVector(rng), p).ok());
 }
 
 // Readers and writers at once, with background merges: no search may return
@@ -444,7 +460,11 @@ TEST(Collection, SyncModeGroupCommitReadsYourWritesAndSurvivesReopen) {
         for (int i = 0; i < kEach; ++i) {
           const VectorId id = static_cast<VectorId>(w) << 40 | static_cast<VectorId>(i);
           const auto v = RandomVector(rng);
-          const std::string payload = "w" + std::to_string(w) + "i" + std::to_string(i);
+          // (appends, not operator+: GCC 12 warns falsely on "w" + string)
+          std::string payload = "w";
+          payload += std::to_string(w);
+          payload += 'i';
+          payload += std::to_string(i);
           if (!c.Upsert(id, v, payload).ok()) {
             failures++;
             continue;
@@ -507,6 +527,63 @@ TEST(Collection, MergeRunsOnTheMergeThreadAndWaitsForIt) {
   EXPECT_GT(c.Stats().merges, merges);
   EXPECT_GE(Recall(c, model, rng, 20), 0.9);
   ExpectStoredExactly(c, model);
+}
+
+// The threads of this process whose CPU mask is exactly `cpus` (from
+// /proc/self/task/*/status).
+int ThreadsPinnedTo(const std::string& cpus) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& t : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(t.path() / "status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+        std::string_view value(line);
+        value.remove_prefix(18);
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+          value.remove_prefix(1);
+        }
+        if (value == cpus) ++n;
+      }
+    }
+  }
+  return n;
+}
+
+TEST(Collection, BackgroundThreadsRunOnTheChosenCpus) {
+  const std::vector<unsigned> usable = CurrentThreadCpus();
+  testutil::ScratchDir dir;
+  {
+    // Automatic: every usable CPU but the disk's interrupt CPUs, or no
+    // restriction at all.
+    auto c = Collection::Open(dir.File("auto"), SmallOptions());
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    const std::vector<unsigned> chosen = (*c)->Stats().background_cpus;
+    EXPECT_LT(chosen.size(), usable.size());
+    for (unsigned cpu : chosen) EXPECT_NE(std::find(usable.begin(), usable.end(), cpu), usable.end());
+  }
+  CollectionOptions bad = SmallOptions();
+  bad.background_cpus = {5000};
+  EXPECT_TRUE(Collection::Open(dir.File("bad"), bad).status().IsInvalidArgument());
+  if (std::find(usable.begin(), usable.end(), 1023u) == usable.end()) {
+    bad.background_cpus = {1023};
+    EXPECT_TRUE(Collection::Open(dir.File("bad"), bad).status().IsInvalidArgument());
+  }
+  if (usable.size() < 2) GTEST_SKIP() << "one usable CPU: nothing to pin away from";
+  CollectionOptions o = SmallOptions();
+  o.background_merge = true;
+  o.background_cpus = {usable.back()};
+  auto opened = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ((*opened)->Stats().background_cpus, std::vector<unsigned>{usable.back()});
+  // The merge thread and the indexer place themselves as they start.
+  const std::string mask = std::to_string(usable.back());
+  for (int i = 0; i < 200 && ThreadsPinnedTo(mask) < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(ThreadsPinnedTo(mask), 2);
+  EXPECT_EQ(CurrentThreadCpus(), usable);  // the caller's thread is not moved
 }
 
 TEST(Collection, DeletingBelowTheIndexMinimumReturnsToTheFlatPhase) {

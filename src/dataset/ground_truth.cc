@@ -31,7 +31,7 @@ Status GroundTruth::Validate(std::uint64_t num_base) const {
   }
   if (num_base > 0) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] >= num_base) {
+      if (ids[i] >= num_base && ids[i] != kInvalidVectorId) {
         return Status::InvalidArgument("ground truth: query " + std::to_string(i / k) +
                                        " position " + std::to_string(i % k) + " has id " +
                                        std::to_string(ids[i]) + " >= number of base vectors " +
@@ -61,8 +61,16 @@ Result<GroundTruth> ReadGroundTruth(const std::string& path, const DatasetReadOp
       gt.distances.resize(n);
       STRATA_RETURN_IF_ERROR(file.ReadAt(8 + n * 4, n * 4, gt.distances.data()));
       if (options.check_finite) {
+        // A missing result's distance is +inf; every other one is finite.
+        std::vector<float> checked(gt.distances);
+        for (std::size_t i = 0; i < n; ++i) {
+          if (dataset_internal::LoadU32(&raw[i]) == kMissingIdU32 &&
+              checked[i] == std::numeric_limits<float>::infinity()) {
+            checked[i] = 0.0f;
+          }
+        }
         STRATA_RETURN_IF_ERROR(
-            dataset_internal::CheckFiniteFloat(path, gt.distances.data(), info.rows, info.dim, 0));
+            dataset_internal::CheckFiniteFloat(path, checked.data(), info.rows, info.dim, 0));
       }
     }
   } else {
@@ -85,6 +93,10 @@ Result<GroundTruth> ReadGroundTruth(const std::string& path, const DatasetReadOp
         }
         for (std::uint32_t j = 0; j < info.dim; ++j) {
           const std::int32_t id = dataset_internal::LoadI32(row + 4 + 4 * j);
+          if (id == -1) {  // no result at this position (faiss writes -1)
+            raw[(done + r) * info.dim + j] = kMissingIdU32;
+            continue;
+          }
           if (id < 0) {
             return CorruptionAt(path, "row " + std::to_string(done + r) + " position " +
                                           std::to_string(j) + " holds negative id " +
@@ -100,7 +112,8 @@ Result<GroundTruth> ReadGroundTruth(const std::string& path, const DatasetReadOp
     // Ids are stored little-endian; LoadU32 keeps that explicit.
     for (std::uint32_t& v : raw) v = dataset_internal::LoadU32(&v);
   }
-  gt.ids.assign(raw.begin(), raw.end());
+  gt.ids.resize(n);
+  for (std::size_t i = 0; i < n; ++i) gt.ids[i] = raw[i] == kMissingIdU32 ? kInvalidVectorId : raw[i];
   return gt;
 }
 
@@ -126,15 +139,17 @@ Status WriteGroundTruth(const std::string& path, const GroundTruth& gt,
   if (ibin && gt.num_queries > std::numeric_limits<std::uint32_t>::max()) {
     return InvalidArgumentAt(path, ".ibin holds at most 2^32-1 queries");
   }
+  // The largest id each format holds; kInvalidVectorId (no result) is
+  // written as the missing-id sentinel instead.
   const std::uint64_t max_id =
-      ibin ? std::numeric_limits<std::uint32_t>::max()
+      ibin ? kMissingIdU32 - 1
            : static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
   for (std::size_t i = 0; i < gt.ids.size(); ++i) {
-    if (gt.ids[i] > max_id) {
+    if (gt.ids[i] > max_id && gt.ids[i] != kInvalidVectorId) {
       return InvalidArgumentAt(path, "query " + std::to_string(i / gt.k) + " position " +
                                          std::to_string(i % gt.k) + " has id " +
                                          std::to_string(gt.ids[i]) + ", which does not fit the " +
-                                         (ibin ? "u32 ids of .ibin (ids must be < 2^32)"
+                                         (ibin ? "u32 ids of .ibin (ids must be < 2^32 - 1)"
                                                : "i32 ids of .ivecs (ids must be < 2^31)"));
     }
   }
@@ -156,7 +171,9 @@ Status WriteGroundTruth(const std::string& path, const GroundTruth& gt,
   if (ibin) {
     put_u32(static_cast<std::uint32_t>(gt.num_queries));
     put_u32(gt.k);
-    for (VectorId id : gt.ids) put_u32(static_cast<std::uint32_t>(id));
+    for (VectorId id : gt.ids) {
+      put_u32(id == kInvalidVectorId ? kMissingIdU32 : static_cast<std::uint32_t>(id));
+    }
     for (float d : gt.distances) {
       std::uint32_t bits;
       std::memcpy(&bits, &d, 4);
@@ -165,7 +182,9 @@ Status WriteGroundTruth(const std::string& path, const GroundTruth& gt,
   } else {
     for (std::uint64_t q = 0; q < gt.num_queries; ++q) {
       put_u32(gt.k);
-      for (VectorId id : gt.ids_of(q)) put_u32(static_cast<std::uint32_t>(id));
+      for (VectorId id : gt.ids_of(q)) {
+        put_u32(id == kInvalidVectorId ? 0xFFFFFFFFu : static_cast<std::uint32_t>(id));  // -1
+      }
     }
   }
   flush();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ GroundTruth Sample() {
   GroundTruth gt;
   gt.num_queries = 3;
   gt.k = 2;
-  gt.ids = {7, 3, 0, 4294967295ull, 12, 5};
+  gt.ids = {7, 3, 0, 4294967294ull, 12, 5};  // the largest id .ibin holds
   gt.distances = {0.5f, 0.75f, 0.0f, 1.0f, 2.0f, 3.5f};
   return gt;
 }
@@ -46,7 +47,7 @@ TEST(GroundTruth, IbinLayoutAndRoundTrip) {
   EXPECT_EQ(back->ids, gt.ids);
   EXPECT_EQ(back->distances, gt.distances);
   EXPECT_EQ(std::vector<VectorId>(back->ids_of(1).begin(), back->ids_of(1).end()),
-            (std::vector<VectorId>{0, 4294967295ull}));
+            (std::vector<VectorId>{0, 4294967294ull}));
 }
 
 TEST(GroundTruth, IdsOnlyIbinAndIvecs) {
@@ -78,9 +79,37 @@ TEST(GroundTruth, IdsOnlyIbinAndIvecs) {
   EXPECT_TRUE(ivecs->distances.empty());
 }
 
+TEST(GroundTruth, MissingResultsRoundTripAsTheSentinel) {
+  // A search that found fewer than k: kInvalidVectorId with +inf, stored as
+  // 2^32 - 1 in .ibin and -1 in .ivecs.
+  ScopedTempDir dir;
+  GroundTruth gt = Sample();
+  gt.ids[5] = kInvalidVectorId;
+  gt.distances[5] = std::numeric_limits<float>::infinity();
+  ASSERT_TRUE(WriteGroundTruth(dir.File("gt.ibin"), gt).ok());
+  const std::string bytes = ReadFileBytes(dir.File("gt.ibin"));
+  EXPECT_EQ(bytes.substr(8 + 5 * 4, 4), U32Bytes(kMissingIdU32));
+  auto back = ReadGroundTruth(dir.File("gt.ibin"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->ids, gt.ids);
+  EXPECT_EQ(back->distances[5], std::numeric_limits<float>::infinity());
+  gt.ids[3] = 9;
+  ASSERT_TRUE(WriteGroundTruth(dir.File("gt.ivecs"), gt).ok());
+  EXPECT_EQ(ReadFileBytes(dir.File("gt.ivecs")).substr(3 * 12 - 4, 4), I32Bytes(-1));
+  auto ivecs = ReadGroundTruth(dir.File("gt.ivecs"));
+  ASSERT_TRUE(ivecs.ok()) << ivecs.status().ToString();
+  EXPECT_EQ(ivecs->ids[5], kInvalidVectorId);
+  // An infinite distance beside a real id is still rejected.
+  gt.ids[5] = 1;
+  ASSERT_TRUE(WriteGroundTruth(dir.File("bad.ibin"), gt).ok());
+  EXPECT_TRUE(ReadGroundTruth(dir.File("bad.ibin")).status().IsInvalidArgument());
+}
+
 TEST(GroundTruth, IdsThatDoNotFitAreInvalidArgument) {
   ScopedTempDir dir;
   GroundTruth gt = Sample();
+  gt.ids[5] = kMissingIdU32;  // the sentinel's value is not an id
+  EXPECT_TRUE(WriteGroundTruth(dir.File("gt.ibin"), gt).IsInvalidArgument());
   gt.ids[5] = std::uint64_t{1} << 32;
   Status s = WriteGroundTruth(dir.File("gt.ibin"), gt);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
@@ -132,10 +161,10 @@ TEST(GroundTruth, CorruptFilesAreReported) {
   EXPECT_TRUE(ReadGroundTruth(ibin, lax).ok());
 
   const std::string ivecs = dir.File("gt.ivecs");
-  WriteFileBytes(ivecs, I32Bytes(2) + I32Bytes(1) + I32Bytes(-1));
+  WriteFileBytes(ivecs, I32Bytes(2) + I32Bytes(1) + I32Bytes(-2));  // -1 means "no result"
   Status neg = ReadGroundTruth(ivecs).status();
   EXPECT_TRUE(neg.IsCorruption());
-  EXPECT_NE(neg.message().find("negative id -1"), std::string::npos) << neg.ToString();
+  EXPECT_NE(neg.message().find("negative id -2"), std::string::npos) << neg.ToString();
   WriteFileBytes(ivecs, I32Bytes(2) + I32Bytes(1) + I32Bytes(2) + I32Bytes(1) + I32Bytes(3) +
                             I32Bytes(4) + I32Bytes(2) + I32Bytes(5) + I32Bytes(6));
   Status dims = ReadGroundTruth(ivecs).status();

@@ -28,8 +28,10 @@ namespace {
 // The graph index's Searcher: one search context (I/O queue, buffers, scratch).
 class GraphSearcher final : public Searcher {
  public:
-  explicit GraphSearcher(std::unique_ptr<search::GraphSearchContext> context)
-      : context_(std::move(context)) {}
+  // `keep_alive` owns the index data the context reads: a searcher stays
+  // valid after its Index is destroyed.
+  GraphSearcher(std::shared_ptr<const void> keep_alive, std::unique_ptr<search::GraphSearchContext> context)
+      : keep_alive_(std::move(keep_alive)), context_(std::move(context)) {}
   Status Search(std::span<const float> query, const SearchParams& params,
                 std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
     return context_->Search(query, params, ids, distances, stats);
@@ -37,6 +39,7 @@ class GraphSearcher final : public Searcher {
   std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
 
  private:
+  std::shared_ptr<const void> keep_alive_;  // destroyed after context_
   std::unique_ptr<search::GraphSearchContext> context_;
 };
 
@@ -166,7 +169,7 @@ Result<std::unique_ptr<Searcher>> GraphIndex::NewSearcher(const SearchParams& ma
   io.queue_depth = std::max<std::uint32_t>(max_beam_width, 8);
   STRATA_ASSIGN_OR_RETURN(auto context,
                           search::GraphSearchContext::Create(impl_->data, io, max_beam_width));
-  return std::unique_ptr<Searcher>(new GraphSearcher(std::move(context)));
+  return std::unique_ptr<Searcher>(new GraphSearcher(impl_, std::move(context)));
 }
 
 }  // namespace strata

@@ -25,8 +25,10 @@ namespace {
 // The IVF index's Searcher: one search context (I/O queue, buffers, scratch).
 class IvfSearcher final : public Searcher {
  public:
-  explicit IvfSearcher(std::unique_ptr<search::IvfSearchContext> context)
-      : context_(std::move(context)) {}
+  // `keep_alive` owns the index data the context reads: a searcher stays
+  // valid after its Index is destroyed.
+  IvfSearcher(std::shared_ptr<const void> keep_alive, std::unique_ptr<search::IvfSearchContext> context)
+      : keep_alive_(std::move(keep_alive)), context_(std::move(context)) {}
   Status Search(std::span<const float> query, const SearchParams& params, std::span<VectorId> ids,
                 std::span<float> distances, QueryStats* stats) override {
     return context_->Search(query, params, ids, distances, stats);
@@ -34,12 +36,15 @@ class IvfSearcher final : public Searcher {
   std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
 
  private:
+  std::shared_ptr<const void> keep_alive_;  // destroyed after context_
   std::unique_ptr<search::IvfSearchContext> context_;
 };
 
 }  // namespace
 
 IvfIndex::IvfIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+bool IvfIndex::distances_exact() const { return impl_->data.rerank == ivf::RerankKind::kRaw; }
 IvfIndex::~IvfIndex() = default;
 
 Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::Manifest* manifest,
@@ -151,7 +156,7 @@ Result<std::unique_ptr<Searcher>> IvfIndex::NewSearcher(const SearchParams& max_
   io.engine = impl_->options.io_engine;
   STRATA_ASSIGN_OR_RETURN(auto context,
                           search::IvfSearchContext::Create(impl_->data, io, inflight));
-  return std::unique_ptr<Searcher>(new IvfSearcher(std::move(context)));
+  return std::unique_ptr<Searcher>(new IvfSearcher(impl_, std::move(context)));
 }
 
 }  // namespace strata

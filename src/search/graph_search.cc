@@ -83,7 +83,9 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
     if (!std::isfinite(v)) return Status::InvalidArgument("query contains NaN or Inf");
   }
   std::copy(query.begin(), query.end(), query_.begin());
-  if (index_.metric == Metric::kCosine) kernels::NormalizeInPlace(query_.data(), query_.size());
+  if (index_.metric == Metric::kCosine && !kernels::NormalizeInPlace(query_.data(), query_.size())) {
+    return Status::InvalidArgument("zero query vector has no cosine distance");
+  }
   // Under cosine the codes are of unit vectors and the query is normalised:
   // L2 tables rank exactly as cosine would (||q - x||^2 = 2 - 2 cos), and
   // suit codes trained centred.
@@ -361,6 +363,8 @@ Status GraphSearchContext::Search(std::span<const float> query, const SearchPara
                                   std::span<VectorId> ids, std::span<float> distances,
                                   QueryStats* stats) {
   const Timer timer;
+  QueryStats unused;
+  if (stats == nullptr) stats = &unused;  // the costs are counted either way
   STRATA_RETURN_IF_ERROR(Prepare(query, params, stats));
   if (ids.size() < params.k || distances.size() < params.k) {
     return Status::InvalidArgument("result buffers smaller than k");

@@ -8,6 +8,18 @@ namespace strata {
 
 Status SearchParams::Validate() const {
   if (k == 0) return Status::InvalidArgument("k must be at least 1");
+  if (k > kMaxK) {
+    return Status::InvalidArgument("k " + std::to_string(k) + " is above the limit of " +
+                                   std::to_string(kMaxK));
+  }
+  if (list_size > kMaxListSize) {
+    return Status::InvalidArgument("L " + std::to_string(list_size) + " is above the limit of " +
+                                   std::to_string(kMaxListSize));
+  }
+  if (max_expansions > kMaxExpansions) {
+    return Status::InvalidArgument("max expansions " + std::to_string(max_expansions) +
+                                   " is above the limit of " + std::to_string(kMaxExpansions));
+  }
   if (beam_width == 0 || beam_width > 128) {
     return Status::InvalidArgument("beam width must be in 1..128");
   }

@@ -56,7 +56,10 @@ void AddSearchCommand(CLI::App& root, CommandAction* action) {
   CLI::App* cmd = root.add_subcommand("search", "Search an index with a query file");
   cmd->add_option("--index", a->index, "Index directory")->required();
   cmd->add_option("--queries", a->queries, "Query vectors")->required();
-  cmd->add_option("--out", a->out, "Results file (.ibin: ids and distances)")->required();
+  cmd->add_option("--out", a->out,
+                  "Results file (.ibin: ids and distances; past a query's last hit the id "
+                  "is 4294967295 and the distance inf)")
+      ->required();
   cmd->add_option("--k", a->params.k, "Neighbours per query")->capture_default_str();
   cmd->add_option("--L", a->params.list_size, "Search list size")->capture_default_str();
   cmd->add_option("--beamwidth,-W", a->params.beam_width, "Reads per round")->capture_default_str();
