@@ -84,6 +84,7 @@ run "$S" collection upsert "$C" --vectors "$T/d_base.fbin" --payloads "$T/payloa
 grep -Eq "upserted $N vectors .*inserts/s" "$T/out" || fail "upsert report"
 run "$S" collection stats "$C" --json
 [ "$(json_num "$T/out" live)" = "$N" ] || fail "stats: live != $N"
+grep -q '"background_cpus"' "$T/out" || fail "stats --json lacks background_cpus"
 v=$(json_num "$T/out" index_version)
 [ "${v:-0}" -ge 1 ] || fail "no SSD index after crossing the flat threshold (index_version $v)"
 
@@ -192,6 +193,7 @@ expect_fail "exist" "$S" collection create "$C" --dim $D --index graph
 expect_fail "metric" "$S" collection create "$T/badmetric" --dim $D --metric hamming
 expect_fail "index" "$S" collection create "$T/badindex" --dim $D --index lsh
 expect_fail "durability|sync" "$S" collection upsert "$C" --vectors "$T/ten.fbin" --durability maybe
+expect_fail "background_cpus" "$S" collection upsert "$C" --vectors "$T/ten.fbin" --background-cpus 5000
 seq 0 4 >"$T/five.txt"
 expect_fail "5 ids" "$S" collection upsert "$C" --vectors "$T/ten.fbin" --ids "$T/five.txt"
 printf '1\nx2\n' >"$T/badids.txt"

@@ -37,6 +37,7 @@ struct WriteFlags {
   std::string durability = "async";
   std::optional<std::uint64_t> flat_threshold, merge_pending, merge_pending_bytes;
   bool no_background_merge = false;
+  std::vector<unsigned> background_cpus;
 };
 
 void AddWriteFlags(CLI::App* cmd, WriteFlags* f) {
@@ -53,6 +54,10 @@ void AddWriteFlags(CLI::App* cmd, WriteFlags* f) {
                   "Pending MiB that start a background merge (default 0 = no limit)");
   cmd->add_flag("--no-background-merge", f->no_background_merge,
                 "Merge only on `strata collection merge` (the first build still happens)");
+  cmd->add_option("--background-cpus", f->background_cpus,
+                  "CPUs for merges and the pending-graph indexer, e.g. 0,2 (default: all but "
+                  "those that take the disk's interrupts)")
+      ->delimiter(',');
 }
 
 Status ApplyWriteFlags(const WriteFlags& f, CollectionOptions* o) {
@@ -61,6 +66,7 @@ Status ApplyWriteFlags(const WriteFlags& f, CollectionOptions* o) {
   if (f.merge_pending) o->merge_pending_count = *f.merge_pending;
   if (f.merge_pending_bytes) o->merge_pending_bytes = *f.merge_pending_bytes << 20;
   o->background_merge = !f.no_background_merge;
+  o->background_cpus = f.background_cpus;
   return Status::OK();
 }
 

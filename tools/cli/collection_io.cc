@@ -287,6 +287,13 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
   std::fprintf(out, "\n%*sRAM %s, disk %s, last sequence %llu\n", indent, "",
                FormatBytes(s.ram_bytes).c_str(), FormatBytes(s.disk_bytes).c_str(),
                u(s.last_sequence));
+  std::string cpus;
+  for (unsigned c : s.background_cpus) {
+    if (!cpus.empty()) cpus += ',';
+    cpus += std::to_string(c);
+  }
+  std::fprintf(out, "%*sbackground threads on CPUs %s\n", indent, "",
+               cpus.empty() ? "any" : cpus.c_str());
 }
 
 nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
@@ -306,6 +313,7 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"ram_bytes", s.ram_bytes},
           {"disk_bytes", s.disk_bytes},
           {"last_sequence", s.last_sequence},
+          {"background_cpus", s.background_cpus},
           {"index_description", s.index_description}};
 }
 
