@@ -52,6 +52,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/filter.h"
 #include "strata/graph_index.h"
 #include "strata/index.h"
 #include "strata/ivf_index.h"
@@ -173,6 +174,15 @@ struct SearchHit {
 struct CollectionSearchParams {
   SearchParams index;
   bool with_payload = false;
+  // Only points that pass it are returned (null or empty: all). Evaluated
+  // on the stored payloads inside the search: each candidate near enough to
+  // be returned costs a read of its record (RocksDB's block cache), so a
+  // filtered search is slower than an unfiltered one, and one that few
+  // points pass may return fewer than k results although more pass (the
+  // walk does not reach them). Payload indexes and a fallback for selective
+  // filters are still to come. The payload checked is the one current when
+  // the search reads it. Not owned; must outlive the call.
+  const PayloadFilter* filter = nullptr;
 };
 
 // A stored record, as Get returns it.

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <cmath>
 #include <thread>
 
@@ -15,6 +18,51 @@ namespace strata {
 namespace {
 
 using Hit = std::pair<float, VectorId>;  // distance, user id
+
+// A payload filter's test of one user id, for one query: the record read
+// from RocksDB when the filter needs the payload, each id decided once.
+class PayloadTest {
+ public:
+  PayloadTest(const Collection::Impl& m, const PayloadFilter& filter) : m_(m), filter_(filter) {}
+  bool operator()(VectorId id) {
+    if (!filter_.reads_payload()) return filter_.Matches(id, {});
+    auto [it, fresh] = decided_.try_emplace(id, false);
+    if (!fresh) return it->second;
+    std::string value;
+    std::string_view payload;
+    if (m_.db->Get(ReadOptions(), collection::IdKey(collection::kVectorPrefix, id), &value).ok()) {
+      auto rec = collection::DecodeRecord(value, m_.vector_bytes);
+      if (rec.ok()) payload = rec->payload;
+      it->second = filter_.Matches(id, payload);
+    }
+    return it->second;  // a record gone since the snapshot: deleted, not returned
+  }
+
+ private:
+  static rocksdb::ReadOptions ReadOptions() {
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = true;
+    return ro;
+  }
+  const Collection::Impl& m_;
+  const PayloadFilter& filter_;
+  std::unordered_map<VectorId, bool> decided_;
+};
+
+// The index's live-slot test and a payload test together, by slot.
+class FilteredSlots final : public IdFilter {
+ public:
+  FilteredSlots(const collection::IndexVersion& v, std::uint64_t snapshot, PayloadTest* test)
+      : version_(v), live_(v, snapshot), test_(test) {}
+  bool Accept(std::uint64_t slot) const override {
+    return live_.Accept(slot) && (*test_)(version_.user_id(slot));
+  }
+
+ private:
+  const collection::IndexVersion& version_;
+  collection::LiveSlotFilter live_;
+  PayloadTest* test_;
+};
 
 // Exact distances for hits whose index distance is an estimate (IVF with
 // ex-code re-ranking): the stored vectors from RocksDB. A record rewritten
@@ -47,11 +95,20 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   const std::uint32_t k = params.index.k;
   QueryStats qs;
   std::vector<Hit> hits;
+  const bool filtered = params.filter != nullptr && !params.filter->empty();
+  std::optional<PayloadTest> test;
+  collection::IdPredicate accept;
+  if (filtered) {
+    test.emplace(m, *params.filter);
+    accept = [&test](VectorId id) { return (*test)(id); };
+  }
   if (snap.state->version) {
     const collection::IndexVersion& v = *snap.state->version;
-    collection::LiveSlotFilter filter(v, snap.seq);
+    collection::LiveSlotFilter live(v, snap.seq);
+    std::optional<FilteredSlots> filtered_slots;
+    if (filtered) filtered_slots.emplace(v, snap.seq, &*test);
     SearchParams p = params.index;
-    p.filter = &filter;
+    p.filter = filtered ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
     p.list_size = std::max(p.list_size, k);
     STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
     std::vector<VectorId> ids(k);
@@ -78,10 +135,12 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
       2ull * pending_L * collection::PendingGraph::Options{}.R;
   std::uint32_t walked = 0;
   if (snap.state->pending->size() > scan_whole) {
-    walked = snap.state->pending_graph->Search(query.data(), snap.seq, k, pending_L, &pending);
+    walked = snap.state->pending_graph->Search(query.data(), snap.seq, k, pending_L, &pending,
+                                               filtered ? &accept : nullptr);
     hits.insert(hits.end(), pending.begin(), pending.end());
   }
-  snap.state->pending->Scan(query.data(), snap.seq, k, &pending, walked);
+  snap.state->pending->Scan(query.data(), snap.seq, k, &pending, walked,
+                            filtered ? &accept : nullptr);
   hits.insert(hits.end(), pending.begin(), pending.end());
   std::sort(hits.begin(), hits.end());
   if (hits.size() > k) hits.resize(k);

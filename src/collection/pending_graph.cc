@@ -263,7 +263,8 @@ void PendingGraph::Walk(const float* query, std::uint32_t bound, std::uint32_t l
 
 std::uint32_t PendingGraph::Search(const float* query, std::uint64_t snapshot, std::size_t k,
                                    std::uint32_t L,
-                                   std::vector<std::pair<float, VectorId>>* out) const {
+                                   std::vector<std::pair<float, VectorId>>* out,
+                                   const IdPredicate* accept) const {
   out->clear();
   std::uint32_t bound = indexed();
   if (k == 0 || bound == 0) return bound;
@@ -298,6 +299,7 @@ std::uint32_t PendingGraph::Search(const float* query, std::uint64_t snapshot, s
     const std::uint32_t pos = c[r].id;
     if (set_->insert_seq(pos) > snapshot) continue;
     if (set_->dead_seq(pos) <= snapshot) continue;
+    if (accept != nullptr && !(*accept)(set_->id(pos))) continue;
     out->emplace_back(c[r].distance, set_->id(pos));
   }
   return bound;

@@ -94,8 +94,11 @@ class PendingGraph {
   // 0 (nothing searched, all left to the exact scan) when that prefix is
   // shorter than kMinWalkPrefix.
   // Thread-safe against CatchUp and other searches.
+  // With `accept`, only entries whose id it accepts are returned (the others
+  // still route the walk).
   std::uint32_t Search(const float* query, std::uint64_t snapshot, std::size_t k, std::uint32_t L,
-                       std::vector<std::pair<float, VectorId>>* out) const;
+                       std::vector<std::pair<float, VectorId>>* out,
+                       const IdPredicate* accept = nullptr) const;
 
   // Bytes held by the adjacency: allocated chunks plus the chunk table (the
   // vectors belong to the set).

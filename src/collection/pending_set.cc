@@ -78,7 +78,8 @@ std::size_t PendingSet::MemoryBytesWith(std::uint64_t more) const {
 }
 
 void PendingSet::Scan(const float* query, std::uint64_t snapshot, std::size_t k,
-                      std::vector<std::pair<float, VectorId>>* out, std::uint32_t from) const {
+                      std::vector<std::pair<float, VectorId>>* out, std::uint32_t from,
+                      const IdPredicate* accept) const {
   out->clear();
   if (k == 0) return;
   const std::uint32_t n = size();
@@ -91,6 +92,8 @@ void PendingSet::Scan(const float* query, std::uint64_t snapshot, std::size_t k,
     if (chunk->dead[i].load(std::memory_order_acquire) <= snapshot) continue;
     const float d = distance_(query, chunk->vectors.data() + static_cast<std::size_t>(i) * dim_,
                               dim_);
+    if (heap.size() == k && !(d < heap.front().first)) continue;
+    if (accept != nullptr && !(*accept)(chunk->ids[i])) continue;
     if (heap.size() < k) {
       heap.emplace_back(d, chunk->ids[i]);
       std::push_heap(heap.begin(), heap.end());

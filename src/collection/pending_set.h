@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -29,6 +30,10 @@
 #include "strata/types.h"
 
 namespace strata::collection {
+
+// Which user ids a search may return (a payload filter's test); may be
+// costly, so callers ask it as late as they can.
+using IdPredicate = std::function<bool(VectorId)>;
 
 inline constexpr std::uint64_t kNeverDead = std::numeric_limits<std::uint64_t>::max();
 
@@ -45,9 +50,12 @@ class PendingSet {
   void MarkDead(std::uint32_t pos, std::uint64_t seq);
 
   // The up to `k` nearest entries at positions >= `from` live at snapshot
-  // `snapshot`, ascending by distance: (distance, id).
+  // `snapshot` (and, with `accept`, whose id it accepts), ascending by
+  // distance: (distance, id). `accept` is asked only about entries near
+  // enough to enter the result.
   void Scan(const float* query, std::uint64_t snapshot, std::size_t k,
-            std::vector<std::pair<float, VectorId>>* out, std::uint32_t from = 0) const;
+            std::vector<std::pair<float, VectorId>>* out, std::uint32_t from = 0,
+            const IdPredicate* accept = nullptr) const;
 
   std::uint32_t size() const { return size_.load(std::memory_order_acquire); }
   VectorId id(std::uint32_t pos) const;
