@@ -113,6 +113,16 @@ awk '$1 == "1" { found = ($2 == "42" && $3 + 0 < 1e-3); exit } END { exit !found
   fail "single-query search: top hit is not 42 at distance 0"
 grep -q '"tag":"r42"' "$T/out" || fail "single-query search: payload"
 
+step "filtered search: row 42 excluded by id, then a range on the payload"
+run "$S" collection search "$C" --queries "$T/q42.fbin" --k 5 --filter '{"must_not": [{"has_id": [42]}]}'
+awk '$1 == "1" { ok = ($2 != "42"); exit } END { exit !ok }' "$T/out" ||
+  fail "filtered search: id 42 came back"
+run "$S" collection search "$C" --queries "$T/q42.fbin" --k 5 \
+  --filter '{"must": [{"key": "row", "range": {"gte": 100, "lt": 200}}]}'
+awk '$1 ~ /^[1-5]$/ && NF == 3 { n++; if ($2 < 100 || $2 >= 200) bad = 1 } END { exit !(n == 5 && !bad) }' "$T/out" ||
+  fail "filtered search: a hit outside rows 100..199, or fewer than 5"
+expect_fail "filter.*unknown key" "$S" collection search "$C" --queries "$T/q42.fbin" --filter '{"muts": []}'
+
 step "delete ids 0..99 (file) and 2999 (--id), then search: none comes back"
 seq 0 99 >"$T/del.txt"
 run "$S" collection delete "$C" --ids "$T/del.txt" --id 2999 --id 5000000 --durability sync

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "collection_io.h"
@@ -459,6 +461,7 @@ struct SearchArgs {
   OpenFlags open;
   bool with_payload = false, json = false;
   unsigned threads = 1;
+  std::string filter;  // Qdrant filter JSON, or @FILE
 };
 
 // The search knobs that applied: none in the flat phase (exact scan), L and W
@@ -478,6 +481,19 @@ Status RunSearch(const SearchArgs& a) {
   STRATA_RETURN_IF_ERROR(ApplyGraphSearchFlags(a.graph, &params.index));
   params.with_payload = a.with_payload;
   STRATA_RETURN_IF_ERROR(params.index.Validate());
+  std::optional<PayloadFilter> filter;
+  if (!a.filter.empty()) {
+    std::string text = a.filter;
+    if (text[0] == '@') {
+      std::ifstream in(text.substr(1));
+      if (!in) return Status::NotFound("--filter: cannot read " + text.substr(1));
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    auto parsed = PayloadFilter::Parse(text);
+    if (!parsed.ok()) return parsed.status().WithContext("--filter");
+    filter = std::move(*parsed);
+    params.filter = &*filter;
+  }
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
   std::optional<GroundTruth> gt;
   if (!a.gt.empty()) {
@@ -571,6 +587,9 @@ void AddSearch(CLI::App* parent, CommandAction* action) {
   AddGraphSearchFlags(cmd, &a->graph);
   AddOpenFlags(cmd, &a->open);
   cmd->add_flag("--with-payload", a->with_payload, "Return each hit's payload");
+  cmd->add_option("--filter", a->filter,
+                  "Only points whose payload passes this Qdrant filter (JSON, or @FILE), e.g. "
+                  "'{\"must\": [{\"key\": \"color\", \"match\": {\"value\": \"red\"}}]}'");
   cmd->add_option("--out", a->out, "Write ids and distances (.ibin or .ivecs; ids < 2^32)");
   cmd->add_option("--gt", a->gt, "Ground truth, to report recall@k");
   cmd->add_option("--threads", a->threads, "Search threads for many queries (0 = all cores)")
