@@ -27,7 +27,8 @@ FloatRows ToFloatRows(py::handle obj, std::uint32_t dim, const char* what, bool 
     PyErr_Clear();
     RaiseTypeError(std::string(what) +
                    " must be an array of numbers (float32, or anything numpy converts to "
-                   "float32), not " + Py_TYPE(obj.ptr())->tp_name);
+                   "float32), not " +
+                   Py_TYPE(obj.ptr())->tp_name);
   }
   FloatRows out;
   if (array.ndim() == 1 && allow_1d && dim != 0) {
@@ -45,8 +46,8 @@ FloatRows ToFloatRows(py::handle obj, std::uint32_t dim, const char* what, bool 
                     ShapeText(array));
   }
   if (dim != 0 && out.dim != dim) {
-    RaiseValueError(std::string(what) + " have dimension " + std::to_string(out.dim) +
-                    " (shape " + ShapeText(array) + "), expected " + std::to_string(dim));
+    RaiseValueError(std::string(what) + " have dimension " + std::to_string(out.dim) + " (shape " +
+                    ShapeText(array) + "), expected " + std::to_string(dim));
   }
   if (out.dim == 0) RaiseValueError(std::string(what) + " have dimension 0");
   out.array = std::move(array);

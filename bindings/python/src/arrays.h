@@ -47,7 +47,8 @@ FloatRows ToFloatRows(py::handle obj, std::uint32_t dim, const char* what, bool 
 struct IdArray {
   U64Array array;
   std::span<const VectorId> values() const {
-    return {reinterpret_cast<const VectorId*>(array.data()), static_cast<std::size_t>(array.size())};
+    return {reinterpret_cast<const VectorId*>(array.data()),
+            static_cast<std::size_t>(array.size())};
   }
 };
 

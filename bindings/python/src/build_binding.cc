@@ -7,7 +7,6 @@
 // the index directory and removed once the build is done.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -178,13 +177,16 @@ py::dict IvfReport(const IvfBuildReport& r) {
   return d;
 }
 
-py::dict BuildIndex(py::handle data, py::handle path_obj, const std::string& type,
+py::dict BuildIndex(py::object data, py::object path_obj, const std::string& type,
                     const std::string& metric_name, const py::kwargs& kwargs) {
   const std::string path = ToPath(path_obj);
   const Metric metric = ValueOrRaise(ParseMetric(metric_name));
   GraphBuildOptions graph;
   IvfBuildOptions ivf;
   if (type == "graph") {
+    // `strata build` starts from the "default" profile too; a `profile`
+    // keyword replaces it.
+    RaiseIfError(ApplyBuildProfile("default", &graph));
     ApplyGraphBuildKeywords(kwargs, /*for_collection=*/false, &graph);
     graph.metric = metric;
     RaiseIfError(graph.Validate());
@@ -195,7 +197,8 @@ py::dict BuildIndex(py::handle data, py::handle path_obj, const std::string& typ
   } else {
     RaiseValueError("index type '" + type + "' (available: graph, ivf)");
   }
-  const bool from_file = PyUnicode_Check(data.ptr()) || PyObject_HasAttrString(data.ptr(), "__fspath__");
+  const bool from_file =
+      PyUnicode_Check(data.ptr()) || PyObject_HasAttrString(data.ptr(), "__fspath__");
   std::string input = from_file ? ToPath(data) : std::string();
   ArrayInput array;
   if (!from_file) array = ToArrayInput(data);
@@ -215,10 +218,16 @@ py::dict BuildIndex(py::handle data, py::handle path_obj, const std::string& typ
       auto progress = [&bar](const char* phase, double fraction) { bar(phase, fraction); };
       if (type == "graph") {
         Result<GraphBuildReport> r = BuildGraphIndex(input, path, graph, progress);
-        if (r.ok()) graph_report = *r; else status = r.status();
+        if (r.ok())
+          graph_report = *r;
+        else
+          status = r.status();
       } else {
         Result<IvfBuildReport> r = BuildIvfIndex(input, path, ivf, progress);
-        if (r.ok()) ivf_report = *r; else status = r.status();
+        if (r.ok())
+          ivf_report = *r;
+        else
+          status = r.status();
       }
       bar.Finish();
     }

@@ -33,8 +33,10 @@ std::vector<std::string> ToPayloads(py::handle payloads, std::size_t n) {
   PyObject* p = payloads.ptr();
   if (PyUnicode_Check(p) || PyBytes_Check(p) || PyByteArray_Check(p) || PyDict_Check(p) ||
       !PySequence_Check(p)) {
-    RaiseTypeError("payloads must be a list with one payload per vector (bytes, str, dict, "
-                   "list or None), not " + std::string(Py_TYPE(p)->tp_name));
+    RaiseTypeError(
+        "payloads must be a list with one payload per vector (bytes, str, dict, "
+        "list or None), not " +
+        std::string(Py_TYPE(p)->tp_name));
   }
   const auto seq = py::reinterpret_borrow<py::sequence>(payloads);
   if (seq.size() != n) {
@@ -53,7 +55,8 @@ std::vector<std::string> ToPayloads(py::handle payloads, std::size_t n) {
     } else if (PyByteArray_Check(o) || PyMemoryView_Check(o)) {
       const auto b = py::reinterpret_steal<py::object>(PyBytes_FromObject(o));
       if (!b) throw py::error_already_set();
-      out.emplace_back(PyBytes_AS_STRING(b.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(b.ptr())));
+      out.emplace_back(PyBytes_AS_STRING(b.ptr()),
+                       static_cast<std::size_t>(PyBytes_GET_SIZE(b.ptr())));
     } else if (PyUnicode_Check(o)) {
       out.push_back(item.cast<std::string>());
     } else if (PyDict_Check(o) || PyList_Check(o)) {
@@ -71,7 +74,7 @@ std::vector<std::string> ToPayloads(py::handle payloads, std::size_t n) {
 
 class PyCollection {
  public:
-  PyCollection(py::handle path, py::handle dim, py::handle metric, py::handle index,
+  PyCollection(py::object path, py::object dim, py::object metric, py::object index,
                const py::kwargs& kwargs)
       : path_(ToPath(path)) {
     CollectionOptions options;
@@ -99,7 +102,7 @@ class PyCollection {
     collection_ = std::move(opened);
   }
 
-  py::array Add(py::handle vectors, py::handle ids, py::handle payloads) {
+  py::array Add(py::object vectors, py::object ids, py::object payloads) {
     const FloatRows rows = ToFloatRows(vectors, dim_, "vectors", true);
     const std::size_t n = rows.rows;
     IdArray id_array;
@@ -117,13 +120,13 @@ class PyCollection {
       std::iota(id_array.array.mutable_data(), id_array.array.mutable_data() + n, first);
     } else {
       id_array = ToIds(ids, "ids");
-      if (id_array.values().size() != n) {
-        RaiseValueError("ids has " + std::to_string(id_array.values().size()) + " entries for " +
+      const std::span<const VectorId> given = id_array.values();
+      if (given.size() != n) {
+        RaiseValueError("ids has " + std::to_string(given.size()) + " entries for " +
                         std::to_string(n) + " vectors");
       }
       if (n > 0) {
-        const VectorId largest = *std::max_element(id_array.values().begin(),
-                                                   id_array.values().end());
+        const VectorId largest = *std::max_element(given.begin(), given.end());
         if (largest == kInvalidVectorId) {
           RaiseValueError("id 2**64 - 1 is strata.NO_ID, the empty-slot marker of searches");
         }
@@ -138,7 +141,7 @@ class PyCollection {
     return id_array.array;
   }
 
-  std::uint64_t Delete(py::handle ids) {
+  std::uint64_t Delete(py::object ids) {
     const IdArray id_array = ToIds(ids, "ids");
     const std::span<const VectorId> id_span = id_array.values();
     std::uint64_t existed = 0;
@@ -151,7 +154,7 @@ class PyCollection {
     return existed;
   }
 
-  py::tuple Get(py::handle ids) {
+  py::tuple Get(py::object ids) {
     const IdArray id_array = ToIds(ids, "ids");
     const std::span<const VectorId> id_span = id_array.values();
     std::vector<StoredRecord> records;
@@ -179,13 +182,13 @@ class PyCollection {
     return py::make_tuple(vectors, payloads);
   }
 
-  bool Contains(py::handle id) {
+  bool Contains(py::object id) {
     if (!PyIndex_Check(id.ptr()) || PyBool_Check(id.ptr())) return false;
     py::tuple got = Get(id);
     return !got[1].cast<py::list>()[0].is_none();
   }
 
-  py::tuple Search(py::handle queries, std::int64_t k, const py::kwargs& kwargs) {
+  py::tuple Search(py::object queries, std::int64_t k, const py::kwargs& kwargs) {
     const SearchKeywords kw = ParseSearchKeywords(kwargs, k);
     const FloatRows q = ToFloatRows(queries, dim_, "queries", true);
     SearchOutput out = MakeSearchOutput(q.rows, kw.params.k);
@@ -292,8 +295,8 @@ class PyCollection {
 
   std::string Repr() {
     if (closed()) return "<strata.Collection '" + path_ + "' (closed)>";
-    return "<strata.Collection '" + path_ + "' dim=" + std::to_string(dim_) + " metric=" +
-           metric() + " live=" + std::to_string(Len()) + ">";
+    return "<strata.Collection '" + path_ + "' dim=" + std::to_string(dim_) +
+           " metric=" + metric() + " live=" + std::to_string(Len()) + ">";
   }
 
  private:
@@ -363,7 +366,7 @@ process).
 
 void RegisterCollection(py::module_& m) {
   py::class_<PyCollection>(m, "Collection", kCollectionDoc)
-      .def(py::init([](py::handle path, py::handle dim, py::handle metric, py::handle index,
+      .def(py::init([](py::object path, py::object dim, py::object metric, py::object index,
                        const py::kwargs& kwargs) {
              return std::make_unique<PyCollection>(path, dim, metric, index, kwargs);
            }),

@@ -33,8 +33,7 @@ void RaiseStatus(const Status& status) {
     case StatusCode::kNotFound:
       Raise(PyExc_FileNotFoundError, status.message());
     case StatusCode::kCorruption:
-      Raise(corruption_error != nullptr ? corruption_error : PyExc_RuntimeError,
-            status.message());
+      Raise(corruption_error != nullptr ? corruption_error : PyExc_RuntimeError, status.message());
     case StatusCode::kNotSupported:
       Raise(PyExc_NotImplementedError, status.message());
     default:

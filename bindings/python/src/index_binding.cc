@@ -46,9 +46,9 @@ SearchParams ParamsForThreads(SearchParams p, unsigned threads) {
 class PyIndex {
  public:
   PyIndex(std::string path, std::unique_ptr<Index> index)
-      : path_(std::move(path)), index_(std::move(index)) {}
+      : path_(std::move(path)), dim_(index->dim()), index_(std::move(index)) {}
 
-  static std::unique_ptr<PyIndex> Open(py::handle path_obj, const py::kwargs& kwargs) {
+  static std::unique_ptr<PyIndex> Open(py::object path_obj, const py::kwargs& kwargs) {
     std::string path = ToPath(path_obj);
     OpenOptions options;
     ApplyOpenKeywords(kwargs, &options);
@@ -67,18 +67,15 @@ class PyIndex {
     return std::make_unique<PyIndex>(std::move(path), std::move(index));
   }
 
-  py::tuple Search(py::handle queries, std::int64_t k, const py::kwargs& kwargs) {
+  py::tuple Search(py::object queries, std::int64_t k, const py::kwargs& kwargs) {
     const SearchKeywords kw = ParseSearchKeywords(kwargs, k);
-    const std::uint32_t dim = Info().dim;
-    const FloatRows q = ToFloatRows(queries, dim, "queries", true);
+    const FloatRows q = ToFloatRows(queries, dim_, "queries", true);
     SearchOutput out = MakeSearchOutput(q.rows, kw.params.k);
     if (q.rows == 0) return out.ToTuple();
     const std::span<const float> values = q.values();
     VectorId* ids = out.ids_data();
     float* distances = out.distances_data();
-    Run([&](const Index& index) {
-      return SearchRows(index, values, q.rows, kw, ids, distances);
-    });
+    Run([&](const Index& index) { return SearchRows(index, values, q.rows, kw, ids, distances); });
     return out.ToTuple();
   }
 
@@ -150,7 +147,7 @@ class PyIndex {
         if (it->beam_width >= beam && it->inflight >= inflight) {
           PooledSearcher s = std::move(*it);
           pool_.erase(it);
-          return s;
+          return Result<PooledSearcher>(std::move(s));
         }
       }
     }
@@ -171,8 +168,8 @@ class PyIndex {
                     const SearchKeywords& kw, VectorId* ids, float* distances) {
     const std::uint32_t k = kw.params.k;
     const std::uint32_t dim = index.dim();
-    unsigned threads = kw.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                       : kw.threads;
+    unsigned threads =
+        kw.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : kw.threads;
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, rows));
     const SearchParams params = ParamsForThreads(kw.params, threads);
     std::vector<PooledSearcher> searchers;
@@ -185,9 +182,9 @@ class PyIndex {
     auto work = [&](unsigned t) {
       QueryStats stats;  // not reported, but a searcher may not take null
       for (std::size_t q = next++; q < rows; q = next++) {
-        Status s = searchers[t].searcher->Search(
-            values.subspan(q * dim, dim), params, std::span<VectorId>(ids + q * k, k),
-            std::span<float>(distances + q * k, k), &stats);
+        Status s = searchers[t].searcher->Search(values.subspan(q * dim, dim), params,
+                                                 std::span<VectorId>(ids + q * k, k),
+                                                 std::span<float>(distances + q * k, k), &stats);
         if (!s.ok()) {
           errors[t] = s;
           return;
@@ -204,6 +201,7 @@ class PyIndex {
   }
 
   const std::string path_;
+  const std::uint32_t dim_;
   mutable std::shared_mutex mu_;
   std::unique_ptr<Index> index_;  // GUARDED_BY(mu_); null once closed
   std::mutex pool_mu_;
@@ -252,24 +250,31 @@ is a ValueError naming it.)doc")
              i.Close();
              return false;
            })
-      .def("__len__", [](PyIndex& i) { return i.Info().num_vectors; }, "Number of vectors.")
-      .def_property_readonly("type", [](PyIndex& i) { return i.Info().type; },
-                             "\"graph\" or \"ivf\".")
-      .def_property_readonly("dim", [](PyIndex& i) { return i.Info().dim; }, "Vector dimension.")
-      .def_property_readonly("metric", [](PyIndex& i) { return i.Info().metric; },
-                             "\"l2\", \"ip\" or \"cosine\".")
-      .def_property_readonly("element_type", [](PyIndex& i) { return i.Info().element_type; },
-                             "Element type of the stored vectors.")
-      .def_property_readonly("memory_bytes", [](PyIndex& i) { return i.Info().memory_bytes; },
-                             "RAM held for search, in bytes.")
-      .def_property_readonly("disk_bytes", [](PyIndex& i) { return i.Info().disk_bytes; },
-                             "Bytes of the index's files.")
-      .def_property_readonly("cached_nodes", [](PyIndex& i) { return i.Info().cached_nodes; },
-                             "Graph records served from the RAM node cache.")
+      .def(
+          "__len__", [](PyIndex& i) { return i.Info().num_vectors; }, "Number of vectors.")
+      .def_property_readonly(
+          "type", [](PyIndex& i) { return i.Info().type; }, "\"graph\" or \"ivf\".")
+      .def_property_readonly(
+          "dim", [](PyIndex& i) { return i.Info().dim; }, "Vector dimension.")
+      .def_property_readonly(
+          "metric", [](PyIndex& i) { return i.Info().metric; }, "\"l2\", \"ip\" or \"cosine\".")
+      .def_property_readonly(
+          "element_type", [](PyIndex& i) { return i.Info().element_type; },
+          "Element type of the stored vectors.")
+      .def_property_readonly(
+          "memory_bytes", [](PyIndex& i) { return i.Info().memory_bytes; },
+          "RAM held for search, in bytes.")
+      .def_property_readonly(
+          "disk_bytes", [](PyIndex& i) { return i.Info().disk_bytes; },
+          "Bytes of the index's files.")
+      .def_property_readonly(
+          "cached_nodes", [](PyIndex& i) { return i.Info().cached_nodes; },
+          "Graph records served from the RAM node cache.")
       .def_property_readonly("path", &PyIndex::path, "The index directory.")
       .def_property_readonly("closed", &PyIndex::closed, "True after close().")
-      .def("describe", [](PyIndex& i) { return i.Info().description; },
-           "One line such as \"graph: 1000 x 128 float32 l2, R=64, ...\".")
+      .def(
+          "describe", [](PyIndex& i) { return i.Info().description; },
+          "One line such as \"graph: 1000 x 128 float32 l2, R=64, ...\".")
       .def("__repr__", [](PyIndex& i) {
         if (i.closed()) return "<strata.Index '" + i.path() + "' (closed)>";
         return "<strata.Index '" + i.path() + "' " + i.Info().description + ">";

@@ -14,10 +14,7 @@ namespace {
 
 std::string TypeName(py::handle v) { return Py_TYPE(v.ptr())->tp_name; }
 
-bool IsBool(py::handle v) {
-  return PyBool_Check(v.ptr()) || TypeName(v) == "numpy.bool_";
-}
-
+bool IsBool(py::handle v) { return PyBool_Check(v.ptr()) || TypeName(v) == "numpy.bool_"; }
 
 // One keyword: its name, the C++ field's name when that differs (or null),
 // and how it sets the target. `first` entries (profiles) run before the rest.
@@ -131,8 +128,7 @@ void ApplyTable(const py::dict& kwargs, std::span<const Keyword<T>> table, const
     }
     items.push_back({found, key, value});
   }
-  std::stable_partition(items.begin(), items.end(),
-                        [](const Item& i) { return i.keyword->first; });
+  std::stable_partition(items.begin(), items.end(), [](const Item& i) { return i.keyword->first; });
   for (const Item& i : items) i.keyword->apply(target, i.value, i.key.c_str());
 }
 
@@ -187,7 +183,8 @@ const Keyword<IvfBuildOptions> kIvfBuild[] = {
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.clusters = ToU64(v, n); }},
     {"prefix_bits", nullptr,
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.prefix_bits = ToU32(v, n); }},
-    {"bits", nullptr, [](IvfBuildOptions& o, py::handle v, const char* n) { o.bits = ToU32(v, n); }},
+    {"bits", nullptr,
+     [](IvfBuildOptions& o, py::handle v, const char* n) { o.bits = ToU32(v, n); }},
     {"rerank", nullptr,
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.rerank = ToStr(v, n); }},
     {"coarse", nullptr,
@@ -198,7 +195,8 @@ const Keyword<IvfBuildOptions> kIvfBuild[] = {
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.kmeans_iterations = ToU32(v, n); }},
     {"threads", nullptr,
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.threads = ToU32(v, n); }},
-    {"seed", nullptr, [](IvfBuildOptions& o, py::handle v, const char* n) { o.seed = ToU64(v, n); }},
+    {"seed", nullptr,
+     [](IvfBuildOptions& o, py::handle v, const char* n) { o.seed = ToU64(v, n); }},
 };
 
 // ---- open ----
@@ -315,11 +313,17 @@ const Keyword<CollectionOptions> kCollection[] = {
     {"train_sample_bytes", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.train_sample_bytes = ToU64(v, n); }},
     {"merge_pending_count", nullptr,
-     [](CollectionOptions& o, py::handle v, const char* n) { o.merge_pending_count = ToU64(v, n); }},
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.merge_pending_count = ToU64(v, n);
+     }},
     {"merge_pending_ratio", nullptr,
-     [](CollectionOptions& o, py::handle v, const char* n) { o.merge_pending_ratio = ToF64(v, n); }},
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.merge_pending_ratio = ToF64(v, n);
+     }},
     {"merge_pending_bytes", nullptr,
-     [](CollectionOptions& o, py::handle v, const char* n) { o.merge_pending_bytes = ToU64(v, n); }},
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.merge_pending_bytes = ToU64(v, n);
+     }},
     {"background_merge", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.background_merge = ToBool(v, n); }},
     {"streaming_merge", nullptr,
@@ -327,7 +331,9 @@ const Keyword<CollectionOptions> kCollection[] = {
     {"merge_threads", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.merge_threads = ToU32(v, n); }},
     {"memory_budget_bytes", nullptr,
-     [](CollectionOptions& o, py::handle v, const char* n) { o.memory_budget_bytes = ToU64(v, n); }},
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.memory_budget_bytes = ToU64(v, n);
+     }},
     {"max_payload_bytes", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.max_payload_bytes = ToU32(v, n); }},
     {"max_batch", nullptr,
