@@ -62,7 +62,7 @@ IdArray ToIds(py::handle obj, const char* what) {
   }
   IdArray out;
   if (any.size() == 0) {
-    out.array = U64Array(0);
+    out.array = U64Array(py::ssize_t{0});
     return out;
   }
   const char kind = any.dtype().kind();
