@@ -53,6 +53,25 @@ def test_gil_released_during_batch_search(coll_path):
     assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s search"
 
 
+def test_gil_released_during_build_and_index_search(tmp_path):
+    rng = np.random.default_rng(9)
+    base = clustered(rng, 2000, 32)
+    path = tmp_path / "graph"
+    elapsed, gap = _longest_stall_during(
+        lambda: strata.build_index(base, path, R=32, L=64, threads=1))
+    assert elapsed > 0.2
+    assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s build"
+    with strata.Index.open(path) as index:
+        queries = clustered(rng, 20, 32)
+        t0 = time.perf_counter()
+        index.search(queries, k=10, threads=1)
+        per_query = max((time.perf_counter() - t0) / len(queries), 1e-6)
+        queries = np.tile(queries, (int(0.5 / per_query / len(queries)) + 1, 1))
+        elapsed, gap = _longest_stall_during(lambda: index.search(queries, k=10, threads=1))
+    assert elapsed > 0.2
+    assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s search"
+
+
 def test_concurrent_search_while_writing(coll_path):
     rng = np.random.default_rng(5)
     dim = 16
