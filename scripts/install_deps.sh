@@ -7,6 +7,7 @@ PACKAGES=(
   liburing-dev libaio-dev libopenblas-dev libeigen3-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   librocksdb-dev
+  python3-dev pybind11-dev python3-numpy python3-pytest
   fio
 )
 missing=()

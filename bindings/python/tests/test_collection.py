@@ -1,0 +1,216 @@
+"""strata.Collection: every call, its results against numpy, and its lifecycle."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import brute_force, clustered, recall
+
+import strata
+
+
+def test_add_get_delete_len(small_collection):
+    col, data = small_collection
+    assert len(col) == 200
+    vectors, payloads = col.get([3, 7])
+    np.testing.assert_array_equal(vectors, data[[3, 7]])
+    assert payloads == [b"", b""]
+    assert 7 in col and 3 in col and 1000 not in col
+    assert col.delete([3, 1000]) == 1
+    assert len(col) == 199
+    vectors, payloads = col.get(3)
+    assert vectors.shape == (1, 16) and np.isnan(vectors).all()
+    assert payloads == [None]
+    assert 3 not in col
+    ids, _ = col.search(data[3], k=5)
+    assert 3 not in ids
+
+
+def test_default_ids_continue_after_largest(coll_path, rng):
+    x = rng.normal(size=(7, 4)).astype(np.float32)
+    with strata.Collection(coll_path, dim=4) as col:
+        np.testing.assert_array_equal(col.add(x[:3]), [0, 1, 2])
+        ids = col.add(x[3:5], ids=[10, 11])
+        assert ids.dtype == np.uint64
+        np.testing.assert_array_equal(ids, [10, 11])
+        np.testing.assert_array_equal(col.add(x[5:7]), [12, 13])
+        np.testing.assert_array_equal(col.add(x[0]), [14])  # one vector of shape (dim,)
+        assert len(col) == 8
+
+
+def test_upsert_replaces(small_collection):
+    col, data = small_collection
+    new = np.full(16, 0.5, dtype=np.float32)
+    col.add(new, ids=[5])
+    assert len(col) == 200
+    np.testing.assert_array_equal(col.get(5)[0][0], new)
+
+
+def test_payloads(coll_path, rng):
+    x = rng.normal(size=(6, 4)).astype(np.float32)
+    with strata.Collection(coll_path, dim=4, max_payload_bytes=64) as col:
+        col.add(x, payloads=[b"raw\x00bytes", "héllo", {"a": 1, "b": [1, 2]}, [1, "x"], None,
+                             bytearray(b"ba")])
+        _, payloads = col.get(range(6))
+        assert payloads[0] == b"raw\x00bytes"
+        assert payloads[1] == "héllo".encode()
+        assert json.loads(payloads[2]) == {"a": 1, "b": [1, 2]}
+        assert payloads[2] == b'{"a":1,"b":[1,2]}'
+        assert json.loads(payloads[3]) == [1, "x"]
+        assert payloads[4] == b""
+        assert payloads[5] == b"ba"
+        with pytest.raises(TypeError, match="payload 0"):
+            col.add(x[:1], payloads=[3])
+        with pytest.raises(TypeError, match="list with one payload per vector"):
+            col.add(x[:1], payloads="just a str")
+        with pytest.raises(ValueError, match="2 entries for 1 vectors"):
+            col.add(x[:1], payloads=[b"a", b"b"])
+        with pytest.raises(ValueError, match="payload"):
+            col.add(x[:1], payloads=[b"x" * 65])
+
+
+@pytest.mark.parametrize("metric", ["l2", "ip", "cosine"])
+def test_flat_search_is_exact(coll_path, rng, metric):
+    data = rng.normal(size=(500, 16)).astype(np.float32)
+    queries = rng.normal(size=(20, 16)).astype(np.float32)
+    with strata.Collection(coll_path, dim=16, metric=metric) as col:
+        col.add(data)
+        assert col.stats()["index_version"] == 0  # below the threshold: exact scan
+        ids, dists = col.search(queries, k=10)
+    want_ids, want_dists = brute_force(data, queries, 10, metric)
+    assert ids.shape == (20, 10) and ids.dtype == np.uint64
+    assert dists.shape == (20, 10) and dists.dtype == np.float32
+    np.testing.assert_array_equal(ids, want_ids)
+    np.testing.assert_allclose(dists, want_dists, rtol=1e-4, atol=1e-4)
+
+
+def test_search_pads_with_no_id(coll_path, rng):
+    assert strata.NO_ID == 2**64 - 1
+    data = rng.normal(size=(5, 8)).astype(np.float32)
+    with strata.Collection(coll_path, dim=8) as col:
+        col.add(data, ids=[10, 20, 30, 40, 50])
+        ids, dists = col.search(data[:2], k=8)
+    assert ids.shape == (2, 8)
+    assert (ids[:, 5:] == strata.NO_ID).all() and np.isinf(dists[:, 5:]).all()
+    assert sorted(ids[0, :5].tolist()) == [10, 20, 30, 40, 50]
+    assert ids[0, 0] == 10 and ids[1, 0] == 20 and dists[0, 0] == 0
+    assert (np.diff(dists[:, :5], axis=1) >= 0).all()
+
+
+def test_single_query_and_threads(small_collection, rng):
+    col, data = small_collection
+    q = rng.normal(size=16).astype(np.float32)
+    ids, dists = col.search(q, k=3)
+    assert ids.shape == (1, 3) and dists.shape == (1, 3)
+    queries = rng.normal(size=(30, 16)).astype(np.float32)
+    one = col.search(queries, k=5, threads=1)
+    two = col.search(queries, k=5, threads=2)
+    np.testing.assert_array_equal(one[0], two[0])
+    empty_ids, empty_dists = col.search(np.zeros((0, 16), np.float32), k=4)
+    assert empty_ids.shape == (0, 4) and empty_dists.shape == (0, 4)
+
+
+@pytest.mark.parametrize("index", ["graph", "ivf"])
+def test_trained_index_high_recall(coll_path, rng, index):
+    # The add that crosses 1,024 live vectors (the default flat_threshold)
+    # trains and builds the first SSD index before it returns.
+    data = clustered(rng, 1400, 24)
+    queries = clustered(rng, 40, 24)
+    with strata.Collection(coll_path, dim=24, index=index, background_merge=False) as col:
+        col.add(data[:1000])
+        assert col.stats()["index_version"] == 0
+        col.add(data[1000:])
+        stats = col.stats()
+        assert stats["index_version"] >= 1 and stats["index_type"] == index
+        assert stats["indexed"] == 1400 and stats["live"] == 1400
+        ids, dists = col.search(queries, k=10, L=100, nprobe=8)
+    want, _ = brute_force(data, queries, 10)
+    assert recall(ids, want) >= 0.9
+    # Distances are exact distances of the returned ids, nearest first.
+    exact = ((data[ids.astype(np.int64)] - queries[:, None, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(dists, exact, rtol=1e-3, atol=1e-3)
+    assert (np.diff(dists, axis=1) >= 0).all()
+
+
+def test_reopen_keeps_data(coll_path, rng):
+    data = rng.normal(size=(300, 8)).astype(np.float32)
+    col = strata.Collection(coll_path, dim=8, metric="cosine")
+    col.add(data, payloads=[f"p{i}" for i in range(300)])
+    col.delete([0, 1])
+    before = col.search(data[:5], k=4)
+    col.close()
+    col = strata.Collection(coll_path)  # dim and metric come from the store
+    assert (col.dim, col.metric, len(col)) == (8, "cosine", 298)
+    vectors, payloads = col.get([2, 299, 0])
+    np.testing.assert_array_equal(vectors[:2], data[[2, 299]])
+    assert payloads == [b"p2", b"p299", None]
+    after = col.search(data[:5], k=4)
+    np.testing.assert_array_equal(before[0], after[0])
+    col.close()
+    with pytest.raises(ValueError, match="dim"):
+        strata.Collection(coll_path, dim=9)
+    with pytest.raises(ValueError, match="metric"):
+        strata.Collection(coll_path, metric="l2")
+    with strata.Collection(coll_path, dim=8, metric="cosine", index="graph") as again:
+        assert len(again) == 298
+
+
+def test_stats_flush_merge(coll_path, rng):
+    data = rng.normal(size=(300, 8)).astype(np.float32)
+    with strata.Collection(coll_path, dim=8, background_merge=False) as col:
+        col.add(data)
+        col.flush()
+        stats = col.stats()
+        assert stats["live"] == 300 and stats["index_version"] == 0 and stats["dim"] == 8
+        assert stats["metric"] == "l2" and stats["element_type"] == "float32"
+        assert {"pending", "deleted", "merges", "ram_bytes", "disk_bytes",
+                "index_description", "last_sequence"} <= stats.keys()
+        col.merge()  # 300 >= 256 vectors: builds the first index now
+        col.wait_for_merge()
+        stats = col.stats()
+        assert stats["index_version"] == 1 and stats["indexed"] == 300
+        ids, _ = col.search(data[:10], k=1, L=50)
+        np.testing.assert_array_equal(ids[:, 0], np.arange(10))
+
+
+def test_closed_collection(coll_path):
+    with strata.Collection(coll_path, dim=4) as col:
+        col.add(np.ones((2, 4), np.float32))
+        assert not col.closed
+    assert col.closed
+    assert "closed" in repr(col)
+    for call in (lambda: col.search(np.ones(4)), lambda: len(col), lambda: col.add(np.ones(4)),
+                 lambda: col.get([0]), lambda: col.delete([0]), col.stats, col.flush, col.merge):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+    col.close()  # idempotent
+
+
+def test_options_and_their_errors(coll_path):
+    with pytest.raises(ValueError, match="'bogus'"):
+        strata.Collection(coll_path, dim=4, bogus=1)
+    with pytest.raises(ValueError, match="'Rx'"):
+        strata.Collection(coll_path, dim=4, graph={"Rx": 3})
+    with pytest.raises(ValueError, match="'threads'"):  # the collection sets it
+        strata.Collection(coll_path, dim=4, graph={"threads": 2})
+    with pytest.raises(ValueError, match="sometimes"):
+        strata.Collection(coll_path, dim=4, durability="sometimes")
+    with pytest.raises(TypeError, match="flat_threshold"):
+        strata.Collection(coll_path, dim=4, flat_threshold="many")
+    with pytest.raises(ValueError, match="hamming"):
+        strata.Collection(coll_path, dim=4, metric="hamming")
+    with pytest.raises(ValueError, match="dim"):
+        strata.Collection(coll_path, dim=0)
+    with pytest.raises(FileNotFoundError):
+        strata.Collection(coll_path, dim=4, create_if_missing=False)
+    with strata.Collection(coll_path, dim=4, durability="sync", element_type="float16",
+                           graph={"R": 32, "profile": "baseline"}, ivf={"bits": 4},
+                           open={"cache_nodes": 10}, merge_pending_count=100) as col:
+        col.add(np.full((1, 4), 0.25, np.float32))
+        assert col.stats()["element_type"] == "float16"
+        with pytest.raises(ValueError, match="'bogus'"):
+            col.search(np.ones(4), bogus=3)
+        with pytest.raises(ValueError, match="same parameter"):
+            col.search(np.ones(4), L=20, list_size=30)
+    with pytest.raises(ValueError, match="exists"):
+        strata.Collection(coll_path, error_if_exists=True)
