@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "errors.h"
 #include "keywords.h"
 #include "strata/collection.h"
+#include "strata/filter.h"
 
 namespace strata::python {
 namespace {
@@ -70,6 +72,22 @@ std::vector<std::string> ToPayloads(py::handle payloads, std::size_t n) {
     }
   }
   return out;
+}
+
+// A search's payload filter: Qdrant filter JSON as a str, or a dict (sent
+// through json.dumps); None: no filter. ValueError naming the bad part.
+std::optional<PayloadFilter> ToFilter(py::handle filter) {
+  if (filter.is_none()) return std::nullopt;
+  std::string text;
+  if (PyUnicode_Check(filter.ptr())) {
+    text = filter.cast<std::string>();
+  } else if (PyDict_Check(filter.ptr())) {
+    text = py::module_::import("json").attr("dumps")(filter).cast<std::string>();
+  } else {
+    RaiseTypeError("filter must be a dict or a JSON str (Qdrant's filter language), not " +
+                   std::string(Py_TYPE(filter.ptr())->tp_name));
+  }
+  return ValueOrRaise(PayloadFilter::Parse(text));
 }
 
 class PyCollection {
@@ -188,13 +206,16 @@ class PyCollection {
     return !got[1].cast<py::list>()[0].is_none();
   }
 
-  py::tuple Search(py::object queries, std::int64_t k, const py::kwargs& kwargs) {
+  py::tuple Search(py::object queries, std::int64_t k, py::object filter,
+                   const py::kwargs& kwargs) {
     const SearchKeywords kw = ParseSearchKeywords(kwargs, k);
     const FloatRows q = ToFloatRows(queries, dim_, "queries", true);
+    const std::optional<PayloadFilter> payload_filter = ToFilter(filter);
     SearchOutput out = MakeSearchOutput(q.rows, kw.params.k);
     if (q.rows == 0) return out.ToTuple();
     CollectionSearchParams params;
     params.index = kw.params;
+    if (payload_filter) params.filter = &*payload_filter;
     const std::span<const float> values = q.values();
     VectorId* ids = out.ids_data();
     float* distances = out.distances_data();
@@ -399,7 +420,14 @@ element type widened; NaN rows for ids not present) and a list of n payloads,
 each bytes (b"" when the vector has none) or None for an id not present.)doc")
       .def("__contains__", &PyCollection::Contains, py::arg("id"), "True if `id` is stored.")
       .def("search", &PyCollection::Search, py::arg("queries"), py::arg("k") = 10,
+           py::arg("filter") = py::none(),
            R"doc(The k nearest live vectors of each query.
+
+filter: only vectors whose payload passes it, in Qdrant's filter language, as
+a dict or a JSON str, e.g. {"must": [{"key": "color", "match": {"value":
+"red"}}]} (include/strata/filter.h lists the conditions). It is checked on the
+stored payloads inside the search, so filtered searches are slower, and one
+that few vectors pass may return fewer than k although more pass.
 
 queries: (nq, dim) array, or one query of shape (dim,) (results of shape (1, k)).
 Returns (ids, distances): uint64 and float32 arrays of shape (nq, k), nearest

@@ -214,3 +214,25 @@ def test_options_and_their_errors(coll_path):
             col.search(np.ones(4), L=20, list_size=30)
     with pytest.raises(ValueError, match="exists"):
         strata.Collection(coll_path, error_if_exists=True)
+
+
+def test_search_filter_matches_filtered_brute_force(coll_path, rng):
+    data = rng.normal(size=(300, 8)).astype(np.float32)
+    groups = np.arange(300) % 3
+    with strata.Collection(coll_path, dim=8) as col:
+        col.add(data, payloads=[{"group": int(g), "even": bool(i % 2 == 0)} for i, g in enumerate(groups)])
+        queries = rng.normal(size=(5, 8)).astype(np.float32)
+        keep = np.flatnonzero(groups == 1)
+        want, _ = brute_force(data[keep], queries, 10)
+        for flt in ({"must": [{"key": "group", "match": {"value": 1}}]},
+                    json.dumps({"must": {"key": "group", "match": {"any": [1]}}})):
+            ids, dist = col.search(queries, k=10, filter=flt)
+            assert set(ids.ravel().tolist()) <= set(keep.tolist())
+            np.testing.assert_array_equal(ids, keep[want])  # flat phase: exact
+        # nothing passes: every slot empty, not an error
+        ids, dist = col.search(queries[0], k=4, filter={"must": [{"has_id": [100000]}]})
+        assert (ids == strata.NO_ID).all() and np.isinf(dist).all()
+        with pytest.raises(ValueError, match="filter.must\\[0\\].match: unknown key"):
+            col.search(queries, filter={"must": [{"key": "group", "match": {"valu": 1}}]})
+        with pytest.raises(TypeError, match="filter must be a dict"):
+            col.search(queries, filter=[1, 2])
