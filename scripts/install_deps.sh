@@ -8,6 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   librocksdb-dev
   python3-dev pybind11-dev python3-numpy python3-pytest
+  python3-pip python3-venv python3-setuptools python3-wheel
   fio
 )
 missing=()

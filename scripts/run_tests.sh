@@ -16,5 +16,5 @@ if ! ls "$dir"/python/strata/_strata*.so >/dev/null 2>&1; then
   echo "run_tests: the Python package was not built in $dir/python (see cmake's output)" >&2
   exit 1
 fi
-PYTHONPATH="$dir/python" STRATA_CLI="$dir/tools/cli/strata" \
+PYTHONPATH="$dir/python" STRATA_CLI="$dir/tools/cli/strata" STRATA_CMAKE_BUILD_DIR="$dir" \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
