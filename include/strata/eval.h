@@ -33,6 +33,11 @@ struct ExactKnnOptions {
   // Bytes of base rows read from the file per block (bounds memory for
   // bases larger than RAM).
   std::size_t base_block_bytes = 256u << 20;
+  // Filtered ground truth: when set, base row `id` is a candidate of query
+  // `query` only if accept(query, id) (called from several threads at once).
+  // Queries with fewer than k accepted rows get kInvalidVectorId / +inf in
+  // the tail (written as the files' missing-result sentinel).
+  std::function<bool(std::size_t query, VectorId id)> accept;
   Status Validate() const;
 };
 

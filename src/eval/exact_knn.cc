@@ -185,6 +185,7 @@ void ExactKnn::AddFloatBlock(const float* rows, std::size_t n, VectorId first_id
               // decided on the exact kernel distance.
               const float margin = 1e-4f * (qnorm + xnorm) + 1e-6f;
               if (approx - margin > threshold) continue;
+              if (options_.accept && !options_.accept(q, first_id + b0 + j)) continue;
               const float exact = FloatDistance(qv, rows + (b0 + j) * dim_);
               Offer(q, exact, first_id + b0 + j);
               threshold = Threshold(q);
@@ -201,6 +202,7 @@ void ExactKnn::AddIntegerBlock(const void* rows, std::size_t n, VectorId first_i
       nq_, options_.threads,
       [&](std::size_t q, unsigned) {
         for (std::size_t j = 0; j < n; ++j) {
+          if (options_.accept && !options_.accept(q, first_id + j)) continue;
           const float d = IntegerDistance(q, bytes + j * dim_);
           if (d <= Threshold(q)) Offer(q, d, first_id + j);
         }

@@ -63,7 +63,8 @@ std::vector<T> RandomRows(std::size_t n, std::size_t dim, std::mt19937_64& rng) 
 }
 
 template <typename T>
-void CheckAgainstBruteForce(Metric metric, ElementType type, std::size_t dim, std::size_t block) {
+void CheckAgainstBruteForce(Metric metric, ElementType type, std::size_t dim, std::size_t block,
+                            std::size_t modulus = 0) {
   std::mt19937_64 rng(42 + dim);
   const std::size_t nb = 3000, nq = 40, k = 20;
   auto base = RandomRows<T>(nb, dim, rng);
@@ -73,6 +74,11 @@ void CheckAgainstBruteForce(Metric metric, ElementType type, std::size_t dim, st
   opt.metric = metric;
   opt.threads = 2;
   opt.query_block = 16;  // several query blocks
+  // Filtered: query q accepts the rows whose id is q modulo `modulus`.
+  auto accepted = [modulus](std::size_t q, VectorId id) {
+    return modulus == 0 || id % modulus == q % modulus;
+  };
+  if (modulus != 0) opt.accept = accepted;
   ExactKnn knn(opt, type, queries.data(), nq, dim);
   for (std::size_t b = 0; b < nb; b += block) {
     const std::size_t n = std::min(block, nb - b);
@@ -85,7 +91,12 @@ void CheckAgainstBruteForce(Metric metric, ElementType type, std::size_t dim, st
   for (std::size_t q = 0; q < nq; ++q) {
     std::vector<double> qd(queries.begin() + q * dim, queries.begin() + (q + 1) * dim);
     auto ref = BruteForce(metric, bd, qd, dim);
-    for (std::size_t i = 0; i < k; ++i) {
+    std::erase_if(ref, [&](auto& p) { return !accepted(q, p.second); });
+    for (std::size_t i = ref.size(); i < k; ++i) {  // fewer accepted rows than k
+      ASSERT_EQ(gt.ids[q * k + i], kInvalidVectorId);
+      ASSERT_TRUE(std::isinf(gt.distances[q * k + i]));
+    }
+    for (std::size_t i = 0; i < std::min(k, ref.size()); ++i) {
       const double tol = 1e-4 * std::max(1.0, std::fabs(ref[i].first));
       // Distances agree with the double reference at every rank...
       ASSERT_NEAR(gt.distances[q * k + i], ref[i].first, tol) << "q=" << q << " rank=" << i;
@@ -119,6 +130,15 @@ TEST(ExactKnn, Int8AllMetricsMatchBruteForce) {
   CheckAgainstBruteForce<std::int8_t>(Metric::kL2, ElementType::kInt8, 64, 3000);
   CheckAgainstBruteForce<std::int8_t>(Metric::kInnerProduct, ElementType::kInt8, 31, 777);
   CheckAgainstBruteForce<std::int8_t>(Metric::kCosine, ElementType::kInt8, 128, 3000);
+}
+
+TEST(ExactKnn, FilteredMatchesFilteredBruteForce) {
+  // ~300, ~30 and 2-3 accepted rows per query (k = 20).
+  for (std::size_t modulus : {10, 97, 1200}) {
+    CheckAgainstBruteForce<float>(Metric::kL2, ElementType::kFloat32, 64, 701, modulus);
+    CheckAgainstBruteForce<float>(Metric::kCosine, ElementType::kFloat32, 33, 3000, modulus);
+    CheckAgainstBruteForce<std::uint8_t>(Metric::kL2, ElementType::kUint8, 48, 1000, modulus);
+  }
 }
 
 TEST(ExactKnn, DuplicatesTieBreakBySmallerId) {

@@ -483,15 +483,7 @@ Status RunSearch(const SearchArgs& a) {
   STRATA_RETURN_IF_ERROR(params.index.Validate());
   std::optional<PayloadFilter> filter;
   if (!a.filter.empty()) {
-    std::string text = a.filter;
-    if (text[0] == '@') {
-      std::ifstream in(text.substr(1));
-      if (!in) return Status::NotFound("--filter: cannot read " + text.substr(1));
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    auto parsed = PayloadFilter::Parse(text);
-    if (!parsed.ok()) return parsed.status().WithContext("--filter");
-    filter = std::move(*parsed);
+    STRATA_ASSIGN_OR_RETURN(filter, ParseFilterArgument(a.filter));
     params.filter = &*filter;
   }
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));

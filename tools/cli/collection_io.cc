@@ -250,6 +250,18 @@ Status PayloadReader::Next(std::uint64_t count, std::vector<std::string>* out) {
   return Status::OK();
 }
 
+Result<PayloadFilter> ParseFilterArgument(const std::string& arg) {
+  std::string text = arg;
+  if (!text.empty() && text[0] == '@') {
+    std::ifstream in(text.substr(1));
+    if (!in) return Status::NotFound("--filter: cannot read " + text.substr(1));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto parsed = PayloadFilter::Parse(text);
+  if (!parsed.ok()) return parsed.status().WithContext("--filter");
+  return std::move(*parsed);
+}
+
 std::string FormatBytes(std::uint64_t bytes) {
   char buf[64];
   const double b = static_cast<double>(bytes);

@@ -15,6 +15,7 @@
 
 #include "strata/collection.h"
 #include "strata/dataset.h"
+#include "strata/filter.h"
 #include "strata/result.h"
 #include "strata/status.h"
 #include "strata/types.h"
@@ -52,6 +53,10 @@ class PayloadReader {
   std::uint64_t read_ = 0;
   std::ifstream in_;
 };
+
+// The value of a --filter flag: Qdrant filter JSON, or @FILE holding it.
+// Errors say "--filter: ..." (NotFound for an unreadable file).
+Result<PayloadFilter> ParseFilterArgument(const std::string& arg);
 
 // "1.5 KiB" / "3.2 MiB" / "1.1 GiB".
 std::string FormatBytes(std::uint64_t bytes);

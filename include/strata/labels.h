@@ -1,0 +1,54 @@
+// Per-vector label sets, in the two forms users of filtered search already
+// have them:
+//   - DiskANN's label file (`--label_file`): text, line i holds vector i's
+//     labels as comma-separated non-negative integers (an empty line: none);
+//   - big-ann-benchmarks' `.spmat` (the NeurIPS'23 filter track): a CSR
+//     matrix, little-endian int64 nrow, ncol, nnz, then int64 indptr[nrow+1],
+//     int32 indices[nnz] (the labels) and float32 data[nnz] (ignored).
+// Filter-track semantics: a query's labels are ANDed; a base vector passes
+// when it carries every one of them.
+#ifndef STRATA_LABELS_H_
+#define STRATA_LABELS_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/result.h"
+#include "strata/status.h"
+
+namespace strata {
+
+// Row i's labels are labels[offsets[i] .. offsets[i+1]), sorted, no
+// duplicates (the readers sort and deduplicate).
+struct LabelSets {
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<std::uint32_t> labels;
+
+  std::size_t rows() const { return offsets.size() - 1; }
+  std::span<const std::uint32_t> row(std::size_t i) const {
+    return {labels.data() + offsets[i], static_cast<std::size_t>(offsets[i + 1] - offsets[i])};
+  }
+  // Appends a row (sorted and deduplicated here).
+  void AddRow(std::vector<std::uint32_t> row_labels);
+  // Whether row i carries every label of `required` (sorted, unique).
+  bool HasAll(std::size_t i, std::span<const std::uint32_t> required) const;
+  // How many rows carry label `label`.
+  std::uint64_t CountWith(std::uint32_t label) const;
+};
+
+// Reads a label file by its extension: `.spmat` as CSR, anything else as
+// DiskANN's text format. InvalidArgument naming the file and line / field on
+// malformed input (non-integer or negative label, label above 2^32 - 2,
+// truncated or inconsistent CSR); IOError when it cannot be read.
+Result<LabelSets> ReadLabels(const std::string& path);
+Result<LabelSets> ReadLabelText(const std::string& path);
+Result<LabelSets> ReadSpmat(const std::string& path);
+
+// Writes `.spmat` (data all 1.0) or, for any other extension, the text form.
+Status WriteLabels(const std::string& path, const LabelSets& sets);
+
+}  // namespace strata
+
+#endif  // STRATA_LABELS_H_
