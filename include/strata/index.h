@@ -121,6 +121,14 @@ struct BatchSearchResult {
 Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
                                       const SearchParams& params, unsigned threads);
 
+// The same with a filter per query: filter_of(q) (null = none) replaces
+// params.filter for query q (filtered search with per-query labels, as the
+// NeurIPS'23 filter track asks). Called from the searching threads.
+using QueryFilterFn = std::function<const IdFilter*(std::size_t query)>;
+Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
+                                      const SearchParams& params, unsigned threads,
+                                      const QueryFilterFn& filter_of);
+
 }  // namespace strata
 
 #endif  // STRATA_INDEX_H_

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "strata/result.h"
+#include "strata/search.h"
 #include "strata/status.h"
 
 namespace strata {
@@ -36,6 +37,21 @@ struct LabelSets {
   bool HasAll(std::size_t i, std::span<const std::uint32_t> required) const;
   // How many rows carry label `label`.
   std::uint64_t CountWith(std::uint32_t label) const;
+};
+
+// The ids (rows of `base`) that carry every label of `required`, as a
+// search filter. Both must outlive it. Ids past base.rows() are rejected.
+class LabelFilter : public IdFilter {
+ public:
+  LabelFilter(const LabelSets& base, std::span<const std::uint32_t> required)
+      : base_(base), required_(required) {}
+  bool Accept(std::uint64_t id) const override {
+    return id < base_.rows() && base_.HasAll(static_cast<std::size_t>(id), required_);
+  }
+
+ private:
+  const LabelSets& base_;
+  std::span<const std::uint32_t> required_;
 };
 
 // Reads a label file by its extension: `.spmat` as CSR, anything else as

@@ -11,6 +11,12 @@ namespace strata {
 
 Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
                                       const SearchParams& params, unsigned threads) {
+  return SearchBatch(index, queries, params, threads, nullptr);
+}
+
+Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
+                                      const SearchParams& params, unsigned threads,
+                                      const QueryFilterFn& filter_of) {
   STRATA_RETURN_IF_ERROR(params.Validate());
   if (queries.element_type() != ElementType::kFloat32) {
     return Status::InvalidArgument("queries must be float32 (read them with ReadAllAsFloat)");
@@ -47,8 +53,10 @@ Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& qu
       nq, threads,
       [&](std::size_t q, unsigned t) {
         if (!errors[t].ok()) return;
+        SearchParams query_params = run_params;
+        if (filter_of) query_params.filter = filter_of(q);
         errors[t] = searchers[t]->Search(
-            all.subspan(q * queries.dim(), queries.dim()), run_params,
+            all.subspan(q * queries.dim(), queries.dim()), query_params,
             std::span<VectorId>(out.results.ids).subspan(q * params.k, params.k),
             std::span<float>(out.results.distances).subspan(q * params.k, params.k),
             &out.stats[q]);

@@ -28,6 +28,7 @@ struct BenchArgs {
   std::vector<unsigned> threads = {1, 2};
   double target_recall = 0;
   GraphSearchFlags graph;
+  LabelFlags labels;
   OpenFlags open;
   bool ablation = false;
   std::string shuffled_index, default_index;
@@ -112,10 +113,13 @@ Status RunBench(const BenchArgs& a) {
               static_cast<unsigned long long>(queries.rows()), a.k,
               index->cached_nodes() ? (std::to_string(index->cached_nodes()) + " nodes").c_str()
                                     : "off");
+  STRATA_ASSIGN_OR_RETURN(auto label_filters,
+                          QueryLabelFilters::Load(a.labels, index->num_vectors(), queries.rows()));
   PrintRowHeader(*index);
   nlohmann::json rows = nlohmann::json::array();
   for (ReportRow& row : all) {
-    STRATA_RETURN_IF_ERROR(RunBatch(*index, queries, &gt, &row).status());
+    STRATA_RETURN_IF_ERROR(
+        RunBatch(*index, queries, &gt, &row, label_filters->filter_of()).status());
     PrintRow(*index, row);
     rows.push_back(RowToJson(row, *index));
   }
@@ -195,6 +199,7 @@ void AddBenchCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   AddGraphSearchFlags(cmd, &a->graph);
   AddOpenFlags(cmd, &a->open);
+  AddLabelFlags(cmd, &a->labels);
   cmd->add_option("--target-recall", a->target_recall, "Report the smallest L / nprobe reaching it");
   cmd->add_flag("--ablation", a->ablation,
                 "Graph: run OctopusANN's single-factor and combined configurations (needs "

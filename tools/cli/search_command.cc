@@ -17,6 +17,7 @@ struct SearchArgs {
   SearchParams params;
   GraphSearchFlags graph;
   OpenFlags open;
+  LabelFlags labels;
   unsigned threads = 1;
 };
 
@@ -33,7 +34,10 @@ Status RunSearch(const SearchArgs& a) {
   STRATA_RETURN_IF_ERROR(ApplyGraphSearchFlags(a.graph, &row.params));
   STRATA_RETURN_IF_ERROR(ParseIvfPipeline(a.pipeline, &row.params.pipeline));
   row.threads = a.threads;
-  STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row));
+  STRATA_ASSIGN_OR_RETURN(auto label_filters,
+                          QueryLabelFilters::Load(a.labels, index->num_vectors(), queries.rows()));
+  STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row,
+                                                        label_filters->filter_of()));
   STRATA_RETURN_IF_ERROR(WriteGroundTruth(a.out, r.results));
   std::printf("%s\n%zu queries, k=%u, cache %llu nodes\n", index->Describe().c_str(),
               row.summary.num_queries, a.params.k,
@@ -77,6 +81,7 @@ void AddSearchCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   AddGraphSearchFlags(cmd, &a->graph);
   AddOpenFlags(cmd, &a->open);
+  AddLabelFlags(cmd, &a->labels);
   cmd->add_option("--threads", a->threads, "Search threads")->capture_default_str();
   cmd->add_option("--stats", a->stats, "Write summary statistics as JSON");
   cmd->add_option("--gt", a->gt, "Ground truth, to report recall@k");

@@ -68,10 +68,52 @@ Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
   return o;
 }
 
+void AddLabelFlags(CLI::App* cmd, LabelFlags* flags) {
+  cmd->add_option("--base-labels", flags->base_labels,
+                  "Labels of the indexed vectors (DiskANN label file or .spmat), for "
+                  "--query-labels");
+  cmd->add_option("--query-labels", flags->query_labels,
+                  "Labels per query (same formats): results carry all of their query's labels "
+                  "(checked inside the search); needs --base-labels");
+}
+
+Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFlags& flags,
+                                                                   std::uint64_t index_rows,
+                                                                   std::size_t num_queries) {
+  auto out = std::unique_ptr<QueryLabelFilters>(new QueryLabelFilters());
+  if (flags.base_labels.empty() && flags.query_labels.empty()) return out;
+  if (flags.base_labels.empty() || flags.query_labels.empty()) {
+    return Status::InvalidArgument("--base-labels and --query-labels go together");
+  }
+  STRATA_ASSIGN_OR_RETURN(out->base_, ReadLabels(flags.base_labels));
+  STRATA_ASSIGN_OR_RETURN(out->queries_, ReadLabels(flags.query_labels));
+  if (out->base_.rows() != index_rows) {
+    return Status::InvalidArgument("--base-labels: " + flags.base_labels + " has " +
+                                   std::to_string(out->base_.rows()) + " rows, the index " +
+                                   std::to_string(index_rows) + " vectors");
+  }
+  if (out->queries_.rows() != num_queries) {
+    return Status::InvalidArgument("--query-labels: " + flags.query_labels + " has " +
+                                   std::to_string(out->queries_.rows()) + " rows, the queries " +
+                                   std::to_string(num_queries));
+  }
+  out->filters_.reserve(num_queries);
+  for (std::size_t q = 0; q < num_queries; ++q) {
+    out->filters_.emplace_back(out->base_, out->queries_.row(q));
+  }
+  return out;
+}
+
+QueryFilterFn QueryLabelFilters::filter_of() const {
+  if (filters_.empty()) return nullptr;
+  return [this](std::size_t q) -> const IdFilter* { return &filters_[q]; };
+}
+
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
-                                   const GroundTruth* gt, ReportRow* row) {
+                                   const GroundTruth* gt, ReportRow* row,
+                                   const QueryFilterFn& filter_of) {
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r,
-                          SearchBatch(index, queries, row->params, row->threads));
+                          SearchBatch(index, queries, row->params, row->threads, filter_of));
   row->summary = Summarize(r.stats, r.seconds);
   if (gt != nullptr) {
     STRATA_ASSIGN_OR_RETURN(RecallReport rec, ComputeRecall(r.results, *gt, row->params.k));

@@ -3,6 +3,7 @@
 #ifndef STRATA_TOOLS_CLI_SEARCH_REPORT_H_
 #define STRATA_TOOLS_CLI_SEARCH_REPORT_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 #include "strata/eval.h"
 #include "strata/index.h"
+#include "strata/labels.h"
 #include "strata/search.h"
 
 namespace strata::cli {
@@ -44,9 +46,30 @@ struct OpenFlags {
 void AddOpenFlags(CLI::App* cmd, OpenFlags* flags);
 Result<OpenOptions> ToOpenOptions(const OpenFlags& flags);
 
+// Filtered search by labels (`--base-labels`, `--query-labels`): query q
+// may return only the base rows that carry every label of its row.
+struct LabelFlags {
+  std::string base_labels, query_labels;
+};
+void AddLabelFlags(CLI::App* cmd, LabelFlags* flags);
+class QueryLabelFilters {
+ public:
+  // Empty flags: no filter (filter_of() is null). InvalidArgument when only
+  // one is given or the row counts differ from the index's / the queries'.
+  static Result<std::unique_ptr<QueryLabelFilters>> Load(const LabelFlags& flags,
+                                                         std::uint64_t index_rows,
+                                                         std::size_t num_queries);
+  QueryFilterFn filter_of() const;
+
+ private:
+  LabelSets base_, queries_;
+  std::vector<LabelFilter> filters_;
+};
+
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
-                                   const GroundTruth* gt, ReportRow* row);
+                                   const GroundTruth* gt, ReportRow* row,
+                                   const QueryFilterFn& filter_of = nullptr);
 
 // JSON object with the keys documented for STATS.json (IVF pipeline columns
 // too when the index is an IVF index).
