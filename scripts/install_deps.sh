@@ -9,6 +9,9 @@ PACKAGES=(
   librocksdb-dev
   python3-dev pybind11-dev python3-numpy python3-pytest
   python3-pip python3-venv python3-setuptools python3-wheel
+  # what big-ann-benchmarks' harness imports (tests/harness runs it with --nodocker)
+  python3-scipy python3-h5py python3-yaml python3-psutil python3-docker python3-colors
+  python3-requests python3-sklearn python3-pandas python3-matplotlib
   fio
 )
 missing=()
