@@ -74,6 +74,62 @@ std::vector<std::string> ToPayloads(py::handle payloads, std::size_t n) {
   return out;
 }
 
+// labels= of add(): per vector a sequence of non-negative ints (or a 2-D
+// integer array, a row per vector), stored as the payload field "labels"
+// ({"labels": [3, 17]}), the form filters and the filter track use. Without
+// payloads the JSON is written here, no dicts built; with payloads each must
+// be a dict without a "labels" key, or None.
+std::vector<std::string> ToLabelPayloads(py::handle labels, py::handle payloads, std::size_t n) {
+  PyObject* l = labels.ptr();
+  if (PyUnicode_Check(l) || PyBytes_Check(l) || PyDict_Check(l) || !PySequence_Check(l)) {
+    RaiseTypeError("labels must be a list with one sequence of ints per vector, not " +
+                   std::string(Py_TYPE(l)->tp_name));
+  }
+  const auto rows = py::reinterpret_borrow<py::sequence>(labels);
+  if (rows.size() != n) {
+    RaiseValueError("labels has " + std::to_string(rows.size()) + " entries for " +
+                    std::to_string(n) + " vectors");
+  }
+  std::vector<std::string> out(n);
+  std::vector<std::uint64_t> row_labels;
+  for (std::size_t i = 0; i < n; ++i) {
+    py::object row = rows[i];
+    const py::array any = py::array::ensure(row);
+    if (!any || (any.size() > 0 && any.dtype().kind() != 'i' && any.dtype().kind() != 'u') ||
+        any.ndim() > 1) {
+      PyErr_Clear();
+      RaiseTypeError("labels[" + std::to_string(i) + "] must be a sequence of ints");
+    }
+    const IdArray values = ToIds(any, "labels");
+    out[i] = "{\"labels\":[";
+    const auto v = values.values();
+    for (std::size_t j = 0; j < v.size(); ++j) {
+      if (j > 0) out[i] += ',';
+      out[i] += std::to_string(v[j]);
+    }
+    out[i] += "]}";
+  }
+  if (payloads.is_none()) return out;
+  const std::vector<std::string> given = ToPayloads(payloads, n);
+  const auto seq = py::reinterpret_borrow<py::sequence>(payloads);
+  for (std::size_t i = 0; i < n; ++i) {
+    py::object item = seq[i];
+    if (item.is_none()) continue;
+    if (!PyDict_Check(item.ptr())) {
+      RaiseTypeError("with labels=, payload " + std::to_string(i) + " must be a dict or None");
+    }
+    if (item.contains("labels")) {
+      RaiseValueError("payload " + std::to_string(i) +
+                      " has a 'labels' key and labels= was given too");
+    }
+    // given[i] is the dict's compact JSON "{...}": splice the labels in.
+    const std::string& json = given[i];
+    const std::string list = out[i].substr(1, out[i].size() - 2);  // "labels":[...]
+    out[i] = json == "{}" ? "{" + list + "}" : json.substr(0, json.size() - 1) + "," + list + "}";
+  }
+  return out;
+}
+
 // A search's payload filter: Qdrant filter JSON as a str, or a dict (sent
 // through json.dumps); None: no filter. ValueError naming the bad part.
 std::optional<PayloadFilter> ToFilter(py::handle filter) {
@@ -120,7 +176,7 @@ class PyCollection {
     collection_ = std::move(opened);
   }
 
-  py::array Add(py::object vectors, py::object ids, py::object payloads) {
+  py::array Add(py::object vectors, py::object ids, py::object payloads, py::object labels) {
     const FloatRows rows = ToFloatRows(vectors, dim_, "vectors", true);
     const std::size_t n = rows.rows;
     IdArray id_array;
@@ -152,7 +208,8 @@ class PyCollection {
         next_id_ = std::max(next_id_, largest + 1);
       }
     }
-    const std::vector<std::string> payload_strings = ToPayloads(payloads, n);
+    const std::vector<std::string> payload_strings =
+        labels.is_none() ? ToPayloads(payloads, n) : ToLabelPayloads(labels, payloads, n);
     const std::span<const VectorId> id_span = id_array.values();
     const std::span<const float> values = rows.values();
     Run([&](Collection& c) { return c.Upsert(id_span, values, payload_strings); });
@@ -394,7 +451,7 @@ void RegisterCollection(py::module_& m) {
            py::arg("path"), py::arg("dim") = py::none(), py::arg("metric") = py::none(),
            py::arg("index") = py::none())
       .def("add", &PyCollection::Add, py::arg("vectors"), py::arg("ids") = py::none(),
-           py::arg("payloads") = py::none(),
+           py::arg("payloads") = py::none(), py::arg("labels") = py::none(),
            R"doc(Inserts or replaces vectors (upsert); returns their ids (uint64 array).
 
 vectors: (n, dim) array, or one vector of shape (dim,); C-contiguous float32
@@ -405,6 +462,10 @@ ids: n non-negative ints; default: a running counter that starts after the
 payloads: None, or a list of n entries, each bytes (stored as given), str
   (stored as its UTF-8 text), dict or list (stored as compact JSON text,
   json.dumps), or None (no payload; so is an empty bytes or str).
+labels: None, or a list of n sequences of non-negative ints (or a 2-D int
+  array): stored as the payload field "labels" ({"labels": [3, 17]}) without
+  building dicts; filter on it with {"key": "labels", "match": {"value": 3}}.
+  With payloads too, each payload must be a dict without "labels", or None.
 The batch is atomic (all or nothing, also across a crash) and visible to every
 search that starts after add() returns. At most max_batch vectors per call.
 ValueError for a wrong dimension, NaN or Inf, a zero vector under cosine,

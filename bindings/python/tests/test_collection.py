@@ -236,3 +236,36 @@ def test_search_filter_matches_filtered_brute_force(coll_path, rng):
             col.search(queries, filter={"must": [{"key": "group", "match": {"valu": 1}}]})
         with pytest.raises(TypeError, match="filter must be a dict"):
             col.search(queries, filter=[1, 2])
+
+
+def test_labels_fast_path(coll_path, rng):
+    data = rng.normal(size=(300, 8)).astype(np.float32)
+    labels = [[i % 3, 10 + i % 5] for i in range(300)]
+    with strata.Collection(coll_path, dim=8) as col:
+        col.add(data[:200], labels=labels[:200])
+        # with payloads: merged into each dict; None payloads get the labels alone
+        extra = [{"name": f"p{i}"} if i % 2 else None for i in range(200, 300)]
+        col.add(data[200:], ids=np.arange(200, 300), labels=np.array(labels[200:]),
+                payloads=extra)
+        _, payloads = col.get([0, 201, 202])
+        assert json.loads(payloads[0]) == {"labels": [0, 10]}
+        assert json.loads(payloads[1]) == {"name": "p201", "labels": [0, 11]}
+        assert json.loads(payloads[2]) == {"labels": [1, 12]}
+        queries = rng.normal(size=(5, 8)).astype(np.float32)
+        flt = {"must": [{"key": "labels", "match": {"value": 1}},
+                        {"key": "labels", "match": {"value": 12}}]}
+        keep = np.array([i for i in range(300) if i % 3 == 1 and i % 5 == 2])
+        want, _ = brute_force(data[keep], queries, 10)
+        ids, _ = col.search(queries, k=10, filter=flt)
+        np.testing.assert_array_equal(ids, keep[want])  # flat phase: exact
+        with pytest.raises(ValueError, match="labels has 2 entries for 1 vectors"):
+            col.add(data[:1], labels=[[1], [2]])
+        with pytest.raises(TypeError, match=r"labels\[0\] must be a sequence of ints"):
+            col.add(data[:1], labels=[["a"]])
+        with pytest.raises(ValueError, match="non-negative"):
+            col.add(data[:1], labels=[[-1]])
+        with pytest.raises(ValueError, match="'labels' key"):
+            col.add(data[:1], labels=[[1]], payloads=[{"labels": [2]}])
+        with pytest.raises(TypeError, match="must be a dict or None"):
+            col.add(data[:1], labels=[[1]], payloads=[b"raw"])
+        assert len(col) == 300
