@@ -15,33 +15,7 @@ D=32
 NQ=100
 C=$T/coll
 
-step() { echo "--- $*"; }
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# run CMD...: runs it, output to $T/out (shown), fails the test on non-zero.
-run() {
-  if ! "$@" >"$T/out" 2>"$T/err"; then
-    cat "$T/out" "$T/err" >&2
-    fail "command failed: $*"
-  fi
-  cat "$T/out"
-}
-# expect_fail PATTERN CMD...: CMD must exit non-zero with PATTERN (grep -Ei) on stderr.
-expect_fail() {
-  local pattern=$1
-  shift
-  if "$@" >"$T/out" 2>"$T/err"; then
-    cat "$T/out" >&2
-    fail "should have failed: $*"
-  fi
-  grep -Eqi -- "$pattern" "$T/err" || {
-    cat "$T/err" >&2
-    fail "stderr of '$*' lacks /$pattern/"
-  }
-  echo "ok (fails as expected): $(head -c 200 "$T/err" | tr '\n' ' ')"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 # recall_of FILE: the number after "recall@K" in a search report.
 recall_of() { sed -n 's/.*recall@[0-9]* \([0-9.]*\).*/\1/p' "$1" | tail -1; }
 assert_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }' || fail "$3: $1 < $2"; }

@@ -12,17 +12,7 @@ trap 'rm -rf "$T"' EXIT
 export STRATA_NO_PROGRESS=1
 N=4000
 NQ=50
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-run() {
-  if ! "$@" >"$T/out" 2>"$T/err"; then
-    cat "$T/out" "$T/err" >&2
-    fail "command failed: $*"
-  fi
-  cat "$T/out"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 # ivecs rows as text: "q id id id ..." (ids -1 = missing).
 dump() { perl -e 'local $/; $_ = <STDIN>; my $q = 0; while (length) { my $k = unpack("l<", $_); my @v = unpack("x4 l<$k", $_); print join(" ", $q++, @v), "\n"; substr($_, 0, 4 + 4 * $k) = ""; }' <"$1"; }
 
@@ -32,7 +22,7 @@ awk -v n=$N 'BEGIN { for (i = 0; i < n; i++) printf "%d,%d\n", i % 5, 10 + i % 7
 # Query q: label q%5, and for odd q also 10 + q%7 (AND of two).
 awk -v n=$NQ 'BEGIN { for (q = 0; q < n; q++) { if (q % 2) printf "%d,%d\n", q % 5, 10 + q % 7; else printf "%d\n", q % 5 } }' >"$T/query_labels.txt"
 
-echo "--- labels: every id carries its query's labels"
+step "labels: every id carries its query's labels"
 run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 20 --out "$T/gt_labels.ivecs" \
   --base-labels "$T/base_labels.txt" --query-labels "$T/query_labels.txt"
 dump "$T/gt_labels.ivecs" | awk '{ q = $1; for (j = 2; j <= NF; j++) { id = $j;
@@ -41,14 +31,14 @@ dump "$T/gt_labels.ivecs" | awk '{ q = $1; for (j = 2; j <= NF; j++) { id = $j;
     if (q % 2 && id % 7 != q % 7) { print "query " q ": id " id " lacks label " 10 + q % 7; exit 1 } } }' ||
   fail "a ground-truth id fails its query's labels"
 
-echo "--- unfiltered ids that pass are kept in order (the filter only removes rows)"
+step "unfiltered ids that pass are kept in order (the filter only removes rows)"
 run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 100 --out "$T/gt_all.ivecs"
 dump "$T/gt_all.ivecs" | awk '$1 % 2 == 0 { q = $1; c = 0; printf "%d", q;
     for (j = 2; j <= NF && c < 5; j++) if ($j % 5 == q % 5) { printf " %d", $j; c++ } print "" }' >"$T/expect5"
 dump "$T/gt_labels.ivecs" | awk '$1 % 2 == 0 { printf "%d %d %d %d %d %d\n", $1, $2, $3, $4, $5, $6 }' >"$T/got5"
 cmp -s "$T/expect5" "$T/got5" || { diff "$T/expect5" "$T/got5" | head; fail "filtered top-5 differs from the unfiltered list filtered"; }
 
-echo "--- --filter on the labels agrees with --query-labels"
+step "--filter on the labels agrees with --query-labels"
 for q in $(seq 1 $NQ); do echo 3; done >"$T/q3.txt"
 run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 20 --out "$T/gt_q3.ivecs" \
   --base-labels "$T/base_labels.txt" --query-labels "$T/q3.txt"
@@ -56,7 +46,7 @@ run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 20 --out "$T
   --base-labels "$T/base_labels.txt" --filter '{"must": [{"key": "labels", "match": {"value": 3}}]}'
 cmp -s "$T/gt_q3.ivecs" "$T/gt_f3.ivecs" || fail "--filter and --query-labels disagree"
 
-echo "--- --filter on JSON-lines payloads: a range, and too few passing rows"
+step "--filter on JSON-lines payloads: a range, and too few passing rows"
 awk -v n=$N 'BEGIN { for (i = 0; i < n; i++) printf "{\"row\": %d}\n", i }' >"$T/payloads.jsonl"
 run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 20 --out "$T/gt_r.ivecs" \
   --base-payloads "$T/payloads.jsonl" --filter '{"must": [{"key": "row", "range": {"gte": 100, "lt": 110}}]}'
@@ -64,7 +54,7 @@ grep -q "filtered: $NQ queries have fewer than 20" "$T/out" || fail "short rows 
 dump "$T/gt_r.ivecs" | awk '{ n = 0; for (j = 2; j <= NF; j++) { if ($j >= 0) { n++; if ($j < 100 || $j >= 110) { print "id " $j; exit 1 } } } if (n != 10) { print "query " $1 " has " n " hits"; exit 1 } }' ||
   fail "range filter: wrong ids or not exactly the 10 passing rows"
 
-echo "--- filtered search by labels inside the graph and IVF searches"
+step "filtered search by labels inside the graph and IVF searches"
 run "$S" build --type graph --base "$T/d_base.fbin" --index "$T/graph" --metric l2 --R 32 --L 64
 run "$S" build --type ivf --base "$T/d_base.fbin" --index "$T/ivf" --metric l2
 run "$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 10 --out "$T/gt10.ibin" \
@@ -89,13 +79,7 @@ for idx in graph ivf; do
     fail "$idx: filtered recall@10 below $min"
 done
 
-echo "--- bad inputs fail with a message"
-expect_fail() {
-  local want=$1
-  shift
-  if "$@" >"$T/out" 2>"$T/err"; then fail "should have failed: $*"; fi
-  grep -q -- "$want" "$T/err" || { cat "$T/err" >&2; fail "message lacks '$want': $*"; }
-}
+step "bad inputs fail with a message"
 G=("$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 10 --out "$T/x.ivecs")
 expect_fail "needs --base-labels" "${G[@]}" --query-labels "$T/query_labels.txt"
 head -n 10 "$T/base_labels.txt" >"$T/short.txt"
