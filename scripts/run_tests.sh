@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds (Release) and
 # runs the whole test suite (unit + integration, fast and slow labels), then
-# the Python package's pytest suite (bindings/python/tests).
+# the Python package's pytest suite (bindings/python/tests) and the benchmark
+# harness adapters' tests (tests/harness).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$root/build/release}
@@ -18,3 +19,8 @@ if ! ls "$dir"/python/strata/_strata*.so >/dev/null 2>&1; then
 fi
 PYTHONPATH="$dir/python" STRATA_CLI="$dir/tools/cli/strata" STRATA_CMAKE_BUILD_DIR="$dir" \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
+# The benchmark harnesses' adapters run through the real harnesses (snapshots
+# in ../shared/peers beside the repository; a test skips, saying so, when its
+# snapshot is absent).
+PYTHONPATH="$dir/python" STRATA_REPO="$root" \
+  /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider "$root/tests/harness"

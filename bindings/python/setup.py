@@ -5,7 +5,8 @@ the top-level CMakeLists.txt, so there is one place for it) and a build_ext
 that runs CMake instead of compiling sources itself: the extension links the
 static libraries of the whole C++ tree.
 
-STRATA_CMAKE_BUILD_DIR picks the CMake build directory (default
+STRATA_CMAKE_BUILD_DIR picks the CMake build directory (give an absolute
+path: pip runs this file from bindings/python; default
 <repo>/build/pip). An already configured directory is built as it is
 configured (only the `_strata` target), provided it was configured for this
 interpreter's ABI; a new one is configured Release for sys.executable.

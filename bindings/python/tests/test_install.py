@@ -34,6 +34,9 @@ def test_pip_install_into_a_venv(tmp_path):
                    check=True)
     python = venv / "bin" / "python"
     env = _env_without_pythonpath()
+    # pip runs setup.py in bindings/python: a relative build dir must not
+    # change meaning there (it would configure and build a second tree).
+    env["STRATA_CMAKE_BUILD_DIR"] = str(Path(os.environ["STRATA_CMAKE_BUILD_DIR"]).resolve())
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--no-index", "--no-build-isolation",
          "--disable-pip-version-check", str(REPO / "bindings" / "python")],
