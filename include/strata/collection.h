@@ -152,6 +152,12 @@ struct CollectionOptions {
   OpenOptions open;
   // Payloads larger than this are InvalidArgument.
   std::uint32_t max_payload_bytes = 1u << 20;
+  // Payload fields indexed for filtering (kept in RAM, strata/filter.h
+  // PayloadFieldSpec). Stored: on reopen the stored fields stay indexed and
+  // a field given here that is not yet indexed is added (its values taken
+  // from the stored payloads); a stored field given with another type is
+  // InvalidArgument. The index is rebuilt from the stored payloads at open.
+  std::vector<PayloadFieldSpec> payload_index;
   // Largest batch one Upsert or Delete takes.
   std::uint64_t max_batch = 1u << 20;
 
@@ -174,15 +180,24 @@ struct SearchHit {
 struct CollectionSearchParams {
   SearchParams index;
   bool with_payload = false;
-  // Only points that pass it are returned (null or empty: all). Evaluated
-  // on the stored payloads inside the search: each candidate near enough to
-  // be returned costs a read of its record (RocksDB's block cache), so a
-  // filtered search is slower than an unfiltered one, and one that few
-  // points pass may return fewer than k results although more pass (the
-  // walk does not reach them). Payload indexes and a fallback for selective
-  // filters are still to come. The payload checked is the one current when
-  // the search reads it. Not owned; must outlive the call.
+  // Only points that pass it are returned (null or empty: all). Checked
+  // inside the index's walk on each candidate near enough to be returned:
+  // from the payload index when every field the filter reads is indexed
+  // (CollectionOptions::payload_index), else on the stored payload (a read
+  // of its record from RocksDB, counted in QueryStats::payload_reads). The
+  // payload checked is the one current when the search reads it. Not owned;
+  // must outlive the call.
   const PayloadFilter* filter = nullptr;
+  // Exact-scan fallback for selective filters (the NeurIPS'23 filter
+  // track's faiss baseline and ParlayIVF do the same): when the payload
+  // index or the filter's has_id bounds the passing points by at most this
+  // many candidates, the search skips the walk and computes the exact
+  // distance of every candidate that passes (its stored vector read from
+  // RocksDB): exact results however few points pass, where a walk steered
+  // through a graph few of whose nodes pass loses recall. 0 = never.
+  // The scan reads the current records, which may be newer than the
+  // search's snapshot. Default from bench/results/filter_collection_*.md.
+  std::uint64_t exact_scan_limit = 4096;
 };
 
 // A stored record, as Get returns it.
@@ -216,6 +231,8 @@ struct CollectionStats {
   std::uint64_t log_syncs = 0;      // sync mode: fsyncs of the log by writers (group commits)
   std::vector<unsigned> background_cpus;  // where merges and the indexer run (empty: anywhere)
   std::string index_description;    // Index::Describe() of the current version
+  std::vector<PayloadFieldSpec> payload_fields;  // the indexed payload fields
+  std::uint64_t payload_index_bytes = 0;  // their RAM (included in ram_bytes)
 };
 
 class Collection {
@@ -271,6 +288,11 @@ class Collection {
   CollectionStats Stats() const;
   std::uint32_t dim() const;
   Metric metric() const;
+
+  // Indexes payload field `field` for filtering, from the payloads already
+  // stored (writes wait meanwhile); durable. OK if it is indexed already
+  // with that type; InvalidArgument for another type or a bad path.
+  Status CreatePayloadIndex(const PayloadFieldSpec& field);
 
   // Fsyncs the write-ahead log (everything acknowledged survives power loss).
   Status Flush();

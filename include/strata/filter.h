@@ -34,12 +34,14 @@
 #ifndef STRATA_FILTER_H_
 #define STRATA_FILTER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "strata/result.h"
+#include "strata/status.h"
 #include "strata/types.h"
 
 namespace strata {
@@ -47,6 +49,23 @@ namespace strata {
 namespace filter {
 struct Node;  // the parsed condition tree (src/filter/filter_tree.h)
 }
+
+// A payload field indexed for filtering (CollectionOptions::payload_index):
+// its dotted path and what it holds. Keyword, integer and bool fields keep
+// inverted lists (value -> points) besides the per-point values, so that
+// `match` conditions on them can list the points that pass; float fields
+// keep the values only (range conditions are decided per point).
+enum class PayloadFieldType : std::uint8_t { kKeyword, kInteger, kFloat, kBool };
+struct PayloadFieldSpec {
+  std::string path;  // "tags", "metadata.source", "items[].sku"
+  PayloadFieldType type = PayloadFieldType::kKeyword;
+  bool operator==(const PayloadFieldSpec&) const = default;
+};
+// "keyword", "integer", "float", "bool" (Qdrant's schema names).
+Result<PayloadFieldType> ParsePayloadFieldType(std::string_view name);
+std::string_view PayloadFieldTypeName(PayloadFieldType t);
+// InvalidArgument unless `path` is a dotted path (as a filter key takes).
+Status CheckPayloadPath(std::string_view path);
 
 class PayloadFilter {
  public:

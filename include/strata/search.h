@@ -119,6 +119,9 @@ struct QueryStats {
   std::uint32_t wasted_reads = 0;     // pages read whose records all failed the re-check
   std::uint32_t reranked = 0;         // records re-ranked from SSD data
   double drain_us = 0;                // time after the scan finished, draining reads
+  // Filtered collection searches.
+  std::uint32_t filter_candidates = 0;  // candidates of the exact-scan fallback (0: a walk)
+  std::uint32_t payload_reads = 0;      // stored payloads read to decide the filter
 };
 
 // Sets the graph technique switches of `params` to a named profile:

@@ -85,7 +85,9 @@ class FilteredSearch : public ::testing::TestWithParam<std::string> {
 
   // Recall@10 of filtered searches over `queries` random queries; every
   // result must pass the filter and be live.
-  double FilteredRecall(const std::string& filter_json, int queries) {
+  // `stats` (when given) sums the queries' counters.
+  double FilteredRecall(const std::string& filter_json, int queries, QueryStats* stats = nullptr,
+                        std::uint64_t exact_scan_limit = CollectionSearchParams{}.exact_scan_limit) {
     auto f = PayloadFilter::Parse(filter_json);
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     CollectionSearchParams p;
@@ -93,14 +95,21 @@ class FilteredSearch : public ::testing::TestWithParam<std::string> {
     p.index.list_size = 64;
     p.index.nprobe = 16;
     p.filter = &*f;
+    p.exact_scan_limit = exact_scan_limit;
     std::normal_distribution<float> nd;
     double hits = 0, total = 0;
     for (int q = 0; q < queries; ++q) {
       std::vector<float> query(kDim);
       for (float& x : query) x = nd(rng_);
-      auto got = c_->Search(query, p);
+      QueryStats qs;
+      auto got = c_->Search(query, p, &qs);
       EXPECT_TRUE(got.ok()) << got.status().ToString();
       if (!got.ok()) return 0;
+      if (stats != nullptr) {
+        stats->filter_candidates += qs.filter_candidates;
+        stats->payload_reads += qs.payload_reads;
+        stats->pages_read += qs.pages_read;
+      }
       const std::vector<VectorId> want = Truth(query, *f, 10);
       const std::set<VectorId> truth(want.begin(), want.end());
       for (const SearchHit& h : *got) {
@@ -113,6 +122,44 @@ class FilteredSearch : public ::testing::TestWithParam<std::string> {
       total += static_cast<double>(want.size());
     }
     return total == 0 ? 1.0 : hits / total;
+  }
+
+  // The ids each query of a fixed set returns under `filter_json`.
+  std::vector<std::vector<VectorId>> Results(const std::string& filter_json,
+                                             std::uint64_t exact_scan_limit, QueryStats* stats) {
+    auto f = PayloadFilter::Parse(filter_json);
+    EXPECT_TRUE(f.ok()) << f.status().ToString();
+    CollectionSearchParams p;
+    p.index.k = 10;
+    p.index.list_size = 48;
+    p.index.nprobe = 8;
+    p.filter = &*f;
+    p.exact_scan_limit = exact_scan_limit;
+    std::mt19937_64 rng(5);
+    std::normal_distribution<float> nd;
+    std::vector<std::vector<VectorId>> out;
+    for (int q = 0; q < 15; ++q) {
+      std::vector<float> query(kDim);
+      for (float& x : query) x = nd(rng);
+      QueryStats qs;
+      auto got = c_->Search(query, p, &qs);
+      EXPECT_TRUE(got.ok()) << got.status().ToString();
+      stats->payload_reads += qs.payload_reads;
+      stats->filter_candidates += qs.filter_candidates;
+      out.emplace_back();
+      if (got.ok()) {
+        for (const SearchHit& h : *got) out.back().push_back(h.id);
+      }
+    }
+    return out;
+  }
+
+  void Reopen(const CollectionOptions& o) {
+    ASSERT_TRUE(c_->Close().ok());
+    c_.reset();
+    auto c = Collection::Open(dir_.File("c"), o);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    c_ = std::move(*c);
   }
 
   testutil::ScratchDir dir_;
@@ -162,6 +209,98 @@ TEST_P(FilteredSearch, NothingPassesGivesNoResults) {
   got = c_->Search(q, p);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->size(), p.index.k);
+}
+
+const char* kSomeFilters[] = {
+    R"({"must": [{"key": "group", "match": {"any": [1, 2]}}]})",
+    R"({"must": [{"key": "r", "range": {"gte": 20, "lt": 45}}], "must_not": [{"key": "group", "match": {"value": 3}}]})",
+    R"({"should": [{"key": "r", "match": {"value": 4}}, {"key": "group", "match": {"value": 0}}]})",
+    R"({"must": [{"key": "r", "match": {"except": [1, 2, 3]}}]})",
+};
+
+TEST_P(FilteredSearch, DeclaredFieldsGiveTheSameResultsAsUndeclared) {
+  Add(0, 1500);
+  ASSERT_TRUE(c_->Merge().ok());
+  Add(1500, 2000);
+  std::vector<std::vector<std::vector<VectorId>>> before;
+  QueryStats undeclared;
+  for (const char* f : kSomeFilters) before.push_back(Results(f, 0, &undeclared));
+  EXPECT_GT(undeclared.payload_reads, 0u);  // decided on the stored payloads
+  ASSERT_TRUE(c_->CreatePayloadIndex({"group", PayloadFieldType::kInteger}).ok());
+  ASSERT_TRUE(c_->CreatePayloadIndex({"r", PayloadFieldType::kFloat}).ok());
+  EXPECT_EQ(c_->Stats().payload_fields.size(), 2u);
+  EXPECT_GT(c_->Stats().payload_index_bytes, 2000u * 16);
+  QueryStats declared;
+  for (std::size_t i = 0; i < std::size(kSomeFilters); ++i) {
+    EXPECT_EQ(Results(kSomeFilters[i], 0, &declared), before[i]) << kSomeFilters[i];
+  }
+  EXPECT_EQ(declared.payload_reads, 0u);  // decided in RAM
+  EXPECT_EQ(declared.filter_candidates, 0u);  // exact_scan_limit 0: always the walk
+}
+
+TEST_P(FilteredSearch, SelectiveFiltersAreExactThroughTheScan) {
+  CollectionOptions o = Options(GetParam());
+  o.payload_index = {{"r", PayloadFieldType::kInteger}, {"group", PayloadFieldType::kInteger}};
+  Reopen(o);
+  Add(0, 1500);
+  ASSERT_TRUE(c_->Merge().ok());
+  Add(1500, 3000);
+  // About 1 % and 0.5 % of the points pass: the scan's candidates.
+  QueryStats qs;
+  EXPECT_DOUBLE_EQ(FilteredRecall(R"({"must": [{"key": "r", "match": {"value": 7}}]})", 20, &qs), 1.0);
+  EXPECT_GT(qs.filter_candidates, 20u * 10);
+  EXPECT_EQ(qs.pages_read, 0u);  // no walk
+  EXPECT_EQ(qs.payload_reads, 0u);
+  EXPECT_DOUBLE_EQ(FilteredRecall(R"({"must": [{"key": "group", "match": {"value": 1}},
+                                              {"key": "r", "match": {"any": [3, 50]}}]})", 20), 1.0);
+  // A filter on an undeclared field beside a declared one: the declared
+  // one bounds the candidates, the stored payloads decide the rest.
+  QueryStats mixed;
+  EXPECT_DOUBLE_EQ(FilteredRecall(R"({"must": [{"key": "r", "match": {"value": 9}},
+                                              {"is_empty": {"key": "other"}}]})", 5, &mixed), 1.0);
+  EXPECT_GT(mixed.filter_candidates, 0u);
+  EXPECT_GT(mixed.payload_reads, 0u);
+  // Past the limit (750 pass): the walk, not the scan.
+  QueryStats broad;
+  EXPECT_GE(FilteredRecall(R"({"must": [{"key": "group", "match": {"value": 2}}]})", 20, &broad, 500), 0.9);
+  EXPECT_EQ(broad.filter_candidates, 0u);
+}
+
+TEST_P(FilteredSearch, PayloadIndexFollowsWritesMergesAndReopen) {
+  CollectionOptions o = Options(GetParam());
+  o.payload_index = {{"r", PayloadFieldType::kInteger}};
+  Reopen(o);
+  Add(0, 1500);
+  ASSERT_TRUE(c_->Merge().ok());
+  Add(0, 400);  // new payloads for old ids
+  std::vector<VectorId> gone;
+  for (VectorId id = 0; id < 1500; id += 7) gone.push_back(id);
+  ASSERT_TRUE(c_->Delete(gone).ok());
+  for (VectorId id : gone) live_.erase(id);
+  const std::string selective = R"({"must": [{"key": "r", "match": {"any": [11, 12]}}]})";
+  QueryStats qs;
+  EXPECT_DOUBLE_EQ(FilteredRecall(selective, 20, &qs), 1.0);
+  EXPECT_GT(qs.filter_candidates, 0u);
+  ASSERT_TRUE(c_->Merge().ok());
+  EXPECT_DOUBLE_EQ(FilteredRecall(selective, 20), 1.0);
+  // Reopened without naming the field: it stays indexed.
+  Reopen(Options(GetParam()));
+  ASSERT_EQ(c_->Stats().payload_fields.size(), 1u);
+  EXPECT_EQ(c_->Stats().payload_fields[0].path, "r");
+  QueryStats after;
+  EXPECT_DOUBLE_EQ(FilteredRecall(selective, 20, &after), 1.0);
+  EXPECT_GT(after.filter_candidates, 0u);
+  // Another type for an indexed field, or a bad path: a clear error.
+  CollectionOptions clash = Options(GetParam());
+  clash.payload_index = {{"r", PayloadFieldType::kKeyword}};
+  ASSERT_TRUE(c_->Close().ok());
+  auto bad = Collection::Open(dir_.File("c"), clash);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("indexed as integer"), std::string::npos) << bad.status().ToString();
+  Reopen(Options(GetParam()));
+  EXPECT_FALSE(c_->CreatePayloadIndex({"r", PayloadFieldType::kFloat}).ok());
+  EXPECT_FALSE(c_->CreatePayloadIndex({"a..b", PayloadFieldType::kKeyword}).ok());
+  EXPECT_TRUE(c_->CreatePayloadIndex({"r", PayloadFieldType::kInteger}).ok());  // already there
 }
 
 INSTANTIATE_TEST_SUITE_P(IndexTypes, FilteredSearch, ::testing::Values("graph", "ivf"));

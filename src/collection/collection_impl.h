@@ -24,6 +24,7 @@
 #include "collection/index_version.h"
 #include "collection/pending_graph.h"
 #include "collection/pending_set.h"
+#include "filter/payload_index.h"
 #include "strata/collection.h"
 
 namespace strata {
@@ -43,6 +44,9 @@ Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state);
 struct CollectionSnapshot {
   std::shared_ptr<const CollectionState> state;
   std::uint64_t seq = 0;
+  // The payload index current at the snapshot (never null; no fields when
+  // none are declared). It follows the writes, not the snapshot.
+  std::shared_ptr<const filter::PayloadIndex> payload_index;
 };
 
 // The options fixed at creation, as stored in RocksDB ('m' "options").
@@ -105,6 +109,9 @@ struct Collection::Impl {
   mutable std::mutex state_mu;
   std::shared_ptr<const CollectionState> state;
   std::uint64_t visible_seq = 0;
+  // Updated by writers under write_mu; replaced (CreatePayloadIndex) under
+  // write_mu and state_mu.
+  std::shared_ptr<filter::PayloadIndex> payload_index;
 
   // ---- merges ----
   std::mutex merge_mu;  // one merge at a time
@@ -133,7 +140,7 @@ struct Collection::Impl {
 
   CollectionSnapshot Snapshot() const {
     std::lock_guard<std::mutex> lock(state_mu);
-    return {state, visible_seq};
+    return {state, visible_seq, payload_index};
   }
   // Publishes a new state (call with write_mu held) and/or makes the
   // writes up to `seq` visible (visibility only grows: a group commit's
@@ -156,6 +163,15 @@ struct Collection::Impl {
   // (NotFound for an absent id) (collection_write.cc).
   std::vector<rocksdb::Status> GetRecords(std::span<const VectorId> ids,
                                           std::vector<std::string>* values) const;
+  // A payload index over `fields`, filled from every stored record
+  // (collection_open.cc); with write_mu held or before the collection runs.
+  Result<std::shared_ptr<filter::PayloadIndex>> BuildPayloadIndex(
+      std::vector<PayloadFieldSpec> fields) const;
+  // Stores the indexed field list ('m' "payload_index").
+  Status StorePayloadFields(const std::vector<PayloadFieldSpec>& fields);
+  // At open: the stored fields plus the new ones of `given`, stored, and
+  // payload_index built over them.
+  Status OpenPayloadIndex(const std::vector<PayloadFieldSpec>& given);
   // Store <-> float conversions (collection_write.cc).
   Status CheckAndStore(std::span<const float> vector, std::byte* out) const;
   void LoadFloat(const std::byte* stored, float* out) const;

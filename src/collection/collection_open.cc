@@ -257,6 +257,8 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   const std::uint64_t indexed_live =
       state->version ? state->version->size() - state->version->dead_count() : 0;
   impl->live = indexed_live + impl->pending_pos.size();
+  // ---- payload indexes (rebuilt from the stored payloads) ----
+  STRATA_RETURN_IF_ERROR(impl->OpenPayloadIndex(options.payload_index));
   if (impl->group_commit) {
     // What the log held unsynced when the last process died is visible from
     // now on: make it durable first.
@@ -403,6 +405,9 @@ CollectionStats Collection::Stats() const {
   s.last_merge_seconds = m.last_merge_seconds.load();
   s.first_build_seconds = m.first_build_seconds.load();
   s.last_sequence = snap.seq;
+  s.payload_fields = snap.payload_index->fields();
+  s.payload_index_bytes = snap.payload_index->MemoryBytes();
+  s.ram_bytes += s.payload_index_bytes;
   // A merge may add or remove files meanwhile: iterate without throwing.
   std::error_code ec;
   for (fs::recursive_directory_iterator it(m.dir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -19,24 +19,38 @@ namespace {
 
 using Hit = std::pair<float, VectorId>;  // distance, user id
 
-// A payload filter's test of one user id, for one query: the record read
-// from RocksDB when the filter needs the payload, each id decided once.
+// A payload filter's test of one user id, for one query: decided on the
+// payload index when it covers the filter, else on the record read from
+// RocksDB, each id decided once.
 class PayloadTest {
  public:
-  PayloadTest(const Collection::Impl& m, const PayloadFilter& filter) : m_(m), filter_(filter) {}
+  PayloadTest(const Collection::Impl& m, const PayloadFilter& filter,
+              const filter::PayloadIndex& index)
+      : m_(m), filter_(filter), index_(index), covered_(index.Covers(filter.root())) {
+    if (covered_) bound_.emplace(index.Bind(filter.root()));
+  }
+  // Whether the test needs no stored payload.
+  bool in_ram() const { return covered_ || !filter_.reads_payload(); }
   bool operator()(VectorId id) {
     if (!filter_.reads_payload()) return filter_.Matches(id, {});
+    if (covered_) return index_.Matches(*bound_, id);
     auto [it, fresh] = decided_.try_emplace(id, false);
     if (!fresh) return it->second;
     std::string value;
-    std::string_view payload;
+    ++payload_reads_;
     if (m_.db->Get(ReadOptions(), collection::IdKey(collection::kVectorPrefix, id), &value).ok()) {
       auto rec = collection::DecodeRecord(value, m_.vector_bytes);
-      if (rec.ok()) payload = rec->payload;
-      it->second = filter_.Matches(id, payload);
+      if (rec.ok()) it->second = filter_.Matches(id, rec->payload);
     }
     return it->second;  // a record gone since the snapshot: deleted, not returned
   }
+  // The test on a record already read (the exact scan's).
+  bool OnRecord(VectorId id, std::string_view payload) {
+    if (in_ram()) return (*this)(id);
+    ++payload_reads_;
+    return filter_.Matches(id, payload);
+  }
+  std::uint32_t payload_reads() const { return payload_reads_; }
 
  private:
   static rocksdb::ReadOptions ReadOptions() {
@@ -46,8 +60,45 @@ class PayloadTest {
   }
   const Collection::Impl& m_;
   const PayloadFilter& filter_;
+  const filter::PayloadIndex& index_;
+  const bool covered_;
+  std::optional<filter::BoundFilter> bound_;
   std::unordered_map<VectorId, bool> decided_;
+  std::uint32_t payload_reads_ = 0;
 };
+
+// The exact-scan fallback (CollectionSearchParams::exact_scan_limit): when
+// the payload index bounds the passing points by few candidates, the k
+// nearest of those that pass, by exact distance on their stored vectors.
+// False when the filter is not that selective (the walk runs instead).
+Result<bool> ExactFilteredScan(const Collection::Impl& m, const CollectionSnapshot& snap,
+                               std::span<const float> query, const CollectionSearchParams& params,
+                               PayloadTest* test, std::vector<Hit>* hits, QueryStats* qs) {
+  if (params.exact_scan_limit == 0) return false;
+  auto candidates = snap.payload_index->Candidates(params.filter->root(), params.exact_scan_limit);
+  if (!candidates) return false;
+  qs->filter_candidates = static_cast<std::uint32_t>(candidates->size());
+  std::vector<VectorId> ids;
+  ids.reserve(candidates->size());
+  for (VectorId id : *candidates) {
+    if (!test->in_ram() || (*test)(id)) ids.push_back(id);
+  }
+  std::vector<std::string> values;
+  const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
+  const kernels::ErasedDistanceFn fn =
+      kernels::GetDistanceFn(m.stored.metric, ElementType::kFloat32);
+  std::vector<float> row(m.stored.dim);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (st[i].IsNotFound()) continue;  // deleted (or a stale list entry)
+    STRATA_RETURN_IF_ERROR(FromRocks(st[i], "search: reading record " + std::to_string(ids[i])));
+    STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));
+    if (!test->OnRecord(ids[i], rec.payload)) continue;
+    m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
+    hits->emplace_back(fn(query.data(), row.data(), m.stored.dim), ids[i]);
+    ++qs->full_distances;
+  }
+  return true;
+}
 
 // The index's live-slot test and a payload test together, by slot.
 class FilteredSlots final : public IdFilter {
@@ -88,6 +139,59 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
   return Status::OK();
 }
 
+// The SSD index's part of a search: tombstones (and the filter, when given)
+// checked inside the walk.
+Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
+                   std::span<const float> query, const CollectionSearchParams& params,
+                   PayloadTest* test, std::vector<Hit>* hits, QueryStats* qs) {
+  const collection::IndexVersion& v = *snap.state->version;
+  const std::uint32_t k = params.index.k;
+  collection::LiveSlotFilter live(v, snap.seq);
+  std::optional<FilteredSlots> filtered_slots;
+  if (test != nullptr) filtered_slots.emplace(v, snap.seq, test);
+  SearchParams p = params.index;
+  p.filter = test != nullptr ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
+  p.list_size = std::max(p.list_size, k);
+  STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
+  std::vector<VectorId> ids(k);
+  std::vector<float> dist(k);
+  Status st = pooled.searcher->Search(query, p, ids, dist, qs);
+  v.Release(std::move(pooled));
+  STRATA_RETURN_IF_ERROR(st);
+  std::vector<Hit> found;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    if (ids[i] == kInvalidVectorId) break;
+    found.emplace_back(dist[i], v.user_id(ids[i]));
+  }
+  if (!v.index().distances_exact()) {
+    STRATA_RETURN_IF_ERROR(ExactDistances(m, snap.seq, query, &found));
+  }
+  hits->insert(hits->end(), found.begin(), found.end());
+  return Status::OK();
+}
+
+// Pending entries: the graphed prefix by a walk of the pending graph, the
+// rest by an exact scan. A walk at list size L over out-degree R computes
+// about L * R distances, with a visited set and random access besides: a
+// set of at most 2 * L * R entries is scanned whole instead: exact, and
+// no more distances than the walk would compute.
+void SearchPending(const CollectionSnapshot& snap, std::span<const float> query,
+                   const CollectionSearchParams& params, const collection::IdPredicate* accept,
+                   std::vector<Hit>* hits) {
+  const std::uint32_t k = params.index.k;
+  std::vector<Hit> pending;
+  const std::uint32_t pending_L = std::max<std::uint32_t>(params.index.list_size, 64);
+  const std::uint64_t scan_whole = 2ull * pending_L * collection::PendingGraph::Options{}.R;
+  std::uint32_t walked = 0;
+  if (snap.state->pending->size() > scan_whole) {
+    walked = snap.state->pending_graph->Search(query.data(), snap.seq, k, pending_L, &pending,
+                                               accept);
+    hits->insert(hits->end(), pending.begin(), pending.end());
+  }
+  snap.state->pending->Scan(query.data(), snap.seq, k, &pending, walked, accept);
+  hits->insert(hits->end(), pending.begin(), pending.end());
+}
+
 Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
                  std::span<const float> query, const CollectionSearchParams& params,
                  std::vector<SearchHit>* out, QueryStats* stats) {
@@ -98,50 +202,20 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   const bool filtered = params.filter != nullptr && !params.filter->empty();
   std::optional<PayloadTest> test;
   collection::IdPredicate accept;
+  bool scanned = false;
   if (filtered) {
-    test.emplace(m, *params.filter);
+    test.emplace(m, *params.filter, *snap.payload_index);
     accept = [&test](VectorId id) { return (*test)(id); };
+    // Every live point has a record: a scan sees them all.
+    STRATA_ASSIGN_OR_RETURN(scanned, ExactFilteredScan(m, snap, query, params, &*test, &hits, &qs));
   }
-  if (snap.state->version) {
-    const collection::IndexVersion& v = *snap.state->version;
-    collection::LiveSlotFilter live(v, snap.seq);
-    std::optional<FilteredSlots> filtered_slots;
-    if (filtered) filtered_slots.emplace(v, snap.seq, &*test);
-    SearchParams p = params.index;
-    p.filter = filtered ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
-    p.list_size = std::max(p.list_size, k);
-    STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
-    std::vector<VectorId> ids(k);
-    std::vector<float> dist(k);
-    Status st = pooled.searcher->Search(query, p, ids, dist, &qs);
-    v.Release(std::move(pooled));
-    STRATA_RETURN_IF_ERROR(st);
-    for (std::uint32_t i = 0; i < k; ++i) {
-      if (ids[i] == kInvalidVectorId) break;
-      hits.emplace_back(dist[i], v.user_id(ids[i]));
+  if (!scanned) {
+    if (snap.state->version) {
+      STRATA_RETURN_IF_ERROR(
+          SearchIndex(m, snap, query, params, test ? &*test : nullptr, &hits, &qs));
     }
-    if (!v.index().distances_exact()) {
-      STRATA_RETURN_IF_ERROR(ExactDistances(m, snap.seq, query, &hits));
-    }
+    SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
   }
-  // Pending entries: the graphed prefix by a walk of the pending graph, the
-  // rest by an exact scan. A walk at list size L over out-degree R computes
-  // about L * R distances, with a visited set and random access besides: a
-  // set of at most 2 * L * R entries is scanned whole instead: exact, and
-  // no more distances than the walk would compute.
-  std::vector<Hit> pending;
-  const std::uint32_t pending_L = std::max<std::uint32_t>(params.index.list_size, 64);
-  const std::uint64_t scan_whole =
-      2ull * pending_L * collection::PendingGraph::Options{}.R;
-  std::uint32_t walked = 0;
-  if (snap.state->pending->size() > scan_whole) {
-    walked = snap.state->pending_graph->Search(query.data(), snap.seq, k, pending_L, &pending,
-                                               filtered ? &accept : nullptr);
-    hits.insert(hits.end(), pending.begin(), pending.end());
-  }
-  snap.state->pending->Scan(query.data(), snap.seq, k, &pending, walked,
-                            filtered ? &accept : nullptr);
-  hits.insert(hits.end(), pending.begin(), pending.end());
   std::sort(hits.begin(), hits.end());
   if (hits.size() > k) hits.resize(k);
   out->clear();
@@ -158,6 +232,7 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
       (*out)[i].payload.assign(rec.payload);
     }
   }
+  if (test) qs.payload_reads = test->payload_reads();
   if (stats != nullptr) {
     *stats = qs;
     stats->latency_us =

@@ -253,6 +253,7 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
       m.LoadFloat(reinterpret_cast<const std::byte*>(records[i].data() + 13), row.data());
       STRATA_ASSIGN_OR_RETURN(std::uint32_t pos, cur.pending->Append(id, row.data(), seq));
       m.pending_pos[id] = pos;
+      m.payload_index->Set(id, payloads.empty() ? std::string_view() : payloads[i]);
     }
     m.live += added;
     m.logged_seq.store(seq, std::memory_order_release);
@@ -311,6 +312,7 @@ Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
       cur.version->MarkDead(*slot, seq);
     }
     m.tombstones[id] = seq;
+    m.payload_index->Erase(id);
   }
   m.live -= existing.size();
   m.logged_seq.store(seq, std::memory_order_release);

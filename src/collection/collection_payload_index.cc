@@ -1,0 +1,111 @@
+// The collection's payload index (filter/payload_index.h): its field list
+// stored in RocksDB ('m' "payload_index", a JSON array of {path, type}),
+// rebuilt from the stored payloads at open and when a field is added.
+#include <nlohmann/json.hpp>
+
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+
+namespace strata {
+namespace {
+
+Result<std::vector<PayloadFieldSpec>> FieldsFromJson(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) {
+    return Status::Corruption("collection: the stored payload index list is not a JSON array");
+  }
+  std::vector<PayloadFieldSpec> out;
+  for (const auto& e : j) {
+    if (!e.is_object() || !e.contains("path") || !e["path"].is_string() || !e.contains("type") ||
+        !e["type"].is_string()) {
+      return Status::Corruption("collection: a stored payload index entry lacks path or type");
+    }
+    PayloadFieldSpec f;
+    f.path = e["path"].get<std::string>();
+    auto type = ParsePayloadFieldType(e["type"].get<std::string>());
+    if (!type.ok()) return Status::Corruption("collection: " + std::string(type.status().message()));
+    f.type = *type;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Adds `f` to `fields` unless there; InvalidArgument for a path indexed
+// with another type.
+Result<bool> AddField(const PayloadFieldSpec& f, std::vector<PayloadFieldSpec>* fields) {
+  STRATA_RETURN_IF_ERROR(CheckPayloadPath(f.path));
+  for (const PayloadFieldSpec& have : *fields) {
+    if (have.path != f.path) continue;
+    if (have.type == f.type) return false;
+    return Status::InvalidArgument("payload index: field '" + f.path + "' is indexed as " +
+                                   std::string(PayloadFieldTypeName(have.type)) + ", not " +
+                                   std::string(PayloadFieldTypeName(f.type)));
+  }
+  fields->push_back(f);
+  return true;
+}
+
+}  // namespace
+
+Status Collection::Impl::StorePayloadFields(const std::vector<PayloadFieldSpec>& fields) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const PayloadFieldSpec& f : fields) {
+    j.push_back({{"path", f.path}, {"type", std::string(PayloadFieldTypeName(f.type))}});
+  }
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  return FromRocks(db->Put(sync, collection::MetaKey("payload_index"), j.dump()),
+                   "collection: storing the payload index list");
+}
+
+Result<std::shared_ptr<filter::PayloadIndex>> Collection::Impl::BuildPayloadIndex(
+    std::vector<PayloadFieldSpec> fields) const {
+  auto index = std::make_shared<filter::PayloadIndex>(std::move(fields));
+  if (index->fields().empty()) return index;
+  rocksdb::ReadOptions ro;
+  ro.fill_cache = false;  // one pass over every record
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
+  const std::string prefix(1, collection::kVectorPrefix);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    STRATA_ASSIGN_OR_RETURN(VectorId id, collection::ParseIdKey(it->key().ToStringView(), prefix[0]));
+    STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(it->value().ToStringView(), vector_bytes));
+    index->Set(id, rec.payload);
+  }
+  STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "collection: indexing payloads"));
+  return index;
+}
+
+Status Collection::Impl::OpenPayloadIndex(const std::vector<PayloadFieldSpec>& given) {
+  std::vector<PayloadFieldSpec> fields;
+  std::string text;
+  rocksdb::Status s = db->Get(rocksdb::ReadOptions(), collection::MetaKey("payload_index"), &text);
+  if (s.ok()) {
+    STRATA_ASSIGN_OR_RETURN(fields, FieldsFromJson(text));
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s, "collection: reading the payload index list");
+  }
+  bool changed = false;
+  for (const PayloadFieldSpec& f : given) {
+    STRATA_ASSIGN_OR_RETURN(bool added, AddField(f, &fields));
+    changed = changed || added;
+  }
+  if (changed) STRATA_RETURN_IF_ERROR(StorePayloadFields(fields));
+  STRATA_ASSIGN_OR_RETURN(payload_index, BuildPayloadIndex(std::move(fields)));
+  return Status::OK();
+}
+
+Status Collection::CreatePayloadIndex(const PayloadFieldSpec& field) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.write_mu);
+  std::vector<PayloadFieldSpec> fields = m.payload_index->fields();
+  STRATA_ASSIGN_OR_RETURN(bool added, AddField(field, &fields));
+  if (!added) return Status::OK();
+  // Writes wait on write_mu, so the index sees every stored payload.
+  STRATA_ASSIGN_OR_RETURN(auto index, m.BuildPayloadIndex(fields));
+  STRATA_RETURN_IF_ERROR(m.StorePayloadFields(fields));
+  std::lock_guard<std::mutex> state_lock(m.state_mu);
+  m.payload_index = std::move(index);
+  return Status::OK();
+}
+
+}  // namespace strata

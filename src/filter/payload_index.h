@@ -1,0 +1,154 @@
+// Payload indexes: the declared payload fields of a collection's points kept
+// in RAM, so that a filter on them is decided without reading the stored
+// payload, and so that a selective filter can list the points that may pass
+// (the exact-scan fallback of filtered search).
+//
+// For each point and declared field the index keeps the field's values as
+// the JSON evaluator sees them (filter_eval.cc): the values at the path with
+// arrays flattened one level and nulls dropped, each as a typed 16-byte leaf
+// (interned string, integer, float, bool or "other" for objects and nested
+// arrays), plus whether a null was present. Every field condition but
+// `nested` is decided from that exactly as on the JSON payload, so a filter
+// gives the same answer with or without an index (tested).
+//
+// Keyword, integer and bool fields also keep inverted lists (value -> ids)
+// for `match` conditions; these give the candidates of a selective filter
+// and the estimate of how many points pass. Lists are appended to and
+// cleaned lazily: a replaced or erased point's old entries stay until a
+// list holds more stale entries than live ones, and enumeration re-checks
+// every candidate, so a stale entry never makes a wrong answer.
+//
+// Thread-safety: Set and Erase from one writer at a time, concurrently with
+// any number of readers (Matches, Candidates, Bind, Estimate). Points are
+// sharded over 64 reader-writer locks held for one point's read or write;
+// the intern table and the inverted lists have one lock of their own, held
+// by readers only to bind a filter and to copy out candidates.
+#ifndef STRATA_FILTER_PAYLOAD_INDEX_H_
+#define STRATA_FILTER_PAYLOAD_INDEX_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "filter/filter_tree.h"
+#include "strata/filter.h"
+#include "strata/types.h"
+
+namespace strata::filter {
+
+// One value of a field of one point.
+struct Leaf {
+  enum Kind : std::uint8_t { kString, kInt, kUint, kFloat, kBool, kOther, kHeader };
+  std::uint64_t bits = 0;  // intern id, int64, uint64 (> INT64_MAX), double, bool, header
+  Kind kind = kOther;
+};
+
+// A filter prepared for one index: its string values resolved to intern ids
+// once, so that a point's check compares integers.
+class BoundFilter {
+ public:
+  const Node& root() const { return *root_; }
+
+ private:
+  friend class PayloadIndex;
+  const Node* root_ = nullptr;
+  // Intern id of every kString value of the tree, by the Value's address
+  // (absent: the string is in no point's payload, so it matches nothing).
+  std::unordered_map<const Value*, std::uint32_t> strings_;
+};
+
+class PayloadIndex {
+ public:
+  explicit PayloadIndex(std::vector<PayloadFieldSpec> fields);
+
+  const std::vector<PayloadFieldSpec>& fields() const { return fields_; }
+  // Whether every condition of `root` reads only indexed fields and none is
+  // `nested` (which reads relative paths): then Matches decides it.
+  bool Covers(const Node& root) const;
+
+  // Indexes `payload` (JSON text; empty or not an object: no fields) as the
+  // point `id`'s, replacing what it had. With no fields declared, Set and
+  // Erase keep nothing (has_id candidates still work).
+  void Set(VectorId id, std::string_view payload);
+  void Erase(VectorId id);
+
+  BoundFilter Bind(const Node& root) const;
+  // Whether point `id` passes (requires Covers(filter.root())). A point the
+  // index does not hold is judged with no fields (as a missing payload).
+  bool Matches(const BoundFilter& filter, VectorId id) const;
+
+  // Ids that may pass `root` (a superset of those that do, unsorted, each
+  // once), when the filter's structure bounds them by inverted lists or
+  // has_id and there are at most `limit`; nullopt otherwise.
+  std::optional<std::vector<VectorId>> Candidates(const Node& root, std::size_t limit) const;
+  // An upper bound on how many points pass, from the same structure
+  // (nullopt: no bound short of every point).
+  std::optional<std::uint64_t> UpperBound(const Node& root) const;
+
+  std::uint64_t points() const;
+  std::size_t MemoryBytes() const;
+
+ private:
+  struct Shard {
+    mutable std::shared_mutex mu;
+    // Per point: for each field in order, a kHeader leaf (bits: count |
+    // has_null << 32) then its `count` leaves.
+    std::unordered_map<VectorId, std::vector<Leaf>> rows;
+  };
+  struct Posting {
+    std::vector<VectorId> ids;
+    std::uint64_t stale = 0;  // entries no longer valid
+  };
+  // An inverted-list key: the normalised value (integral numbers as kInt,
+  // large unsigned as kUint, strings by intern id, bools).
+  struct Key {
+    std::uint32_t field;
+    Leaf::Kind kind;
+    std::uint64_t bits;
+    bool operator==(const Key& o) const {
+      return field == o.field && kind == o.kind && bits == o.bits;
+    }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>()(k.bits * 0x9E3779B97F4A7C15ull ^ (k.field << 8) ^ k.kind);
+    }
+  };
+
+  Shard& ShardOf(VectorId id) const { return shards_[(id * 0x9E3779B97F4A7C15ull) >> 58]; }
+  std::vector<Leaf> Extract(std::string_view payload);  // interns (writer only)
+  // Inverted-list keys of a row's posted fields.
+  void PostedKeys(const std::vector<Leaf>& row, std::vector<Key>* out) const;
+  std::optional<Key> KeyOf(std::uint32_t field, const Leaf& leaf) const;
+  // The index of the field `path` reads, or -1.
+  int FieldOf(const std::vector<std::string>& path) const;
+  bool Evaluate(const BoundFilter& f, const Node& n, VectorId id,
+                const std::vector<Leaf>* row) const;
+  bool EvaluateClauses(const BoundFilter& f, const Node& n, VectorId id,
+                       const std::vector<Leaf>* row) const;
+  bool ValueEquals(const BoundFilter& f, const Value& v, const Leaf& leaf) const;
+  // The keys `n` (a match value/any on a posted field) is the union of.
+  bool MatchKeys(const Node& n, std::vector<Key>* keys) const;  // under lists_mu_
+  std::optional<std::uint64_t> Bound(const Node& n) const;      // under lists_mu_
+  bool Collect(const Node& n, std::size_t limit, std::vector<VectorId>* out) const;
+
+  std::vector<PayloadFieldSpec> fields_;
+  std::vector<std::vector<std::string>> paths_;  // fields_[i]'s split path
+  std::vector<bool> posted_;                     // fields_[i] keeps inverted lists
+  mutable std::array<Shard, 64> shards_;
+  mutable std::shared_mutex lists_mu_;
+  std::unordered_map<std::string, std::uint32_t> interned_;  // guarded by lists_mu_
+  std::unordered_map<Key, Posting, KeyHash> postings_;       // guarded by lists_mu_
+  std::uint64_t leaves_ = 0;                                 // guarded by lists_mu_
+  std::uint64_t points_ = 0;                                 // guarded by lists_mu_
+};
+
+}  // namespace strata::filter
+
+#endif  // STRATA_FILTER_PAYLOAD_INDEX_H_
