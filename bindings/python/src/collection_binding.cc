@@ -264,7 +264,7 @@ class PyCollection {
   }
 
   py::tuple Search(py::object queries, std::int64_t k, py::object filter,
-                   const py::kwargs& kwargs) {
+                   py::object exact_scan_limit, const py::kwargs& kwargs) {
     const SearchKeywords kw = ParseSearchKeywords(kwargs, k);
     const FloatRows q = ToFloatRows(queries, dim_, "queries", true);
     const std::optional<PayloadFilter> payload_filter = ToFilter(filter);
@@ -273,6 +273,11 @@ class PyCollection {
     CollectionSearchParams params;
     params.index = kw.params;
     if (payload_filter) params.filter = &*payload_filter;
+    if (!exact_scan_limit.is_none()) {
+      const std::int64_t limit = exact_scan_limit.cast<std::int64_t>();
+      if (limit < 0) RaiseValueError("exact_scan_limit must be >= 0");
+      params.exact_scan_limit = static_cast<std::uint64_t>(limit);
+    }
     const std::span<const float> values = q.values();
     VectorId* ids = out.ids_data();
     float* distances = out.distances_data();
@@ -336,7 +341,21 @@ class PyCollection {
     d["last_sequence"] = s.last_sequence;
     d["log_syncs"] = s.log_syncs;
     d["index_description"] = s.index_description;
+    py::dict fields;
+    for (const PayloadFieldSpec& f : s.payload_fields) {
+      fields[py::str(f.path)] = std::string(PayloadFieldTypeName(f.type));
+    }
+    d["payload_index"] = fields;
+    d["payload_index_bytes"] = s.payload_index_bytes;
     return d;
+  }
+
+  void CreatePayloadIndex(const std::string& field, const std::string& type) {
+    PayloadFieldSpec f;
+    f.path = field;
+    RaiseIfError(CheckPayloadPath(f.path));
+    f.type = ValueOrRaise(ParsePayloadFieldType(type));
+    Run([&](Collection& c) { return c.CreatePayloadIndex(f); });
   }
 
   void Flush() {
@@ -429,7 +448,9 @@ ValueError). Options, under the C++ CollectionOptions field names:
   create_if_missing, error_if_exists, update_mode, flat_threshold,
   train_sample_bytes, merge_pending_count, merge_pending_ratio,
   merge_pending_bytes, background_merge, streaming_merge, merge_threads,
-  memory_budget_bytes, max_payload_bytes, max_batch.
+  memory_budget_bytes, max_payload_bytes, max_batch, payload_index (a dict
+  of payload field path -> "keyword", "integer", "float" or "bool": fields
+  indexed in RAM for filtering; stored, and added to on reopen).
 An unknown keyword is a ValueError naming it.
 
 Distances are squared L2, -<q, x> for "ip", 1 - cos for "cosine"; smaller
@@ -481,14 +502,17 @@ element type widened; NaN rows for ids not present) and a list of n payloads,
 each bytes (b"" when the vector has none) or None for an id not present.)doc")
       .def("__contains__", &PyCollection::Contains, py::arg("id"), "True if `id` is stored.")
       .def("search", &PyCollection::Search, py::arg("queries"), py::arg("k") = 10,
-           py::arg("filter") = py::none(),
+           py::arg("filter") = py::none(), py::arg("exact_scan_limit") = py::none(),
            R"doc(The k nearest live vectors of each query.
 
 filter: only vectors whose payload passes it, in Qdrant's filter language, as
 a dict or a JSON str, e.g. {"must": [{"key": "color", "match": {"value":
-"red"}}]} (include/strata/filter.h lists the conditions). It is checked on the
-stored payloads inside the search, so filtered searches are slower, and one
-that few vectors pass may return fewer than k although more pass.
+"red"}}]} (include/strata/filter.h lists the conditions). It is checked
+inside the search: in RAM when every field it reads is indexed
+(payload_index=, create_payload_index), else on the stored payloads (slower).
+When the indexed fields (or has_id) bound the passing vectors by at most
+exact_scan_limit candidates (default 4096; 0 = never), the search is an
+exact scan of those instead: exact results however selective the filter.
 
 queries: (nq, dim) array, or one query of shape (dim,) (results of shape (1, k)).
 Returns (ids, distances): uint64 and float32 arrays of shape (nq, k), nearest
@@ -506,7 +530,16 @@ the default). In the flat phase the search is exact and ignores them.)doc")
            "element_type, index_type, live, indexed, pending, deleted, index_version,\n"
            "merges, streaming_merges, merging, last_merge_seconds, first_build_seconds,\n"
            "ram_bytes, pending_ram_bytes, cached_nodes, disk_bytes, last_sequence,\n"
-           "log_syncs, index_description.")
+           "log_syncs, index_description, payload_index (dict field -> type),\n"
+           "payload_index_bytes.")
+      .def("create_payload_index", &PyCollection::CreatePayloadIndex, py::arg("field"),
+           py::arg("type") = "keyword",
+           R"doc(Indexes payload field `field` (a dotted path, e.g. "metadata.source") for
+filtering, from the payloads already stored; durable. type: "keyword",
+"integer", "float" or "bool". Filters on indexed fields are decided in RAM,
+and match conditions on keyword/integer/bool fields bound the candidates of
+the exact-scan fallback. ValueError for a field already indexed with another
+type or a bad path.)doc")
       .def("flush", &PyCollection::Flush,
            "Fsyncs the write-ahead log: every write acknowledged so far survives power loss.")
       .def("merge", &PyCollection::Merge,

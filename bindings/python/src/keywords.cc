@@ -338,6 +338,20 @@ const Keyword<CollectionOptions> kCollection[] = {
      [](CollectionOptions& o, py::handle v, const char* n) { o.max_payload_bytes = ToU32(v, n); }},
     {"max_batch", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.max_batch = ToU64(v, n); }},
+    {"payload_index", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       // {"tags": "keyword", "price": "float"}
+       for (auto [key, type] : ToDict(v, n)) {
+         if (!py::isinstance<py::str>(key) || !py::isinstance<py::str>(type)) {
+           RaiseValueError(std::string(n) + ": expected a dict of field path -> type name strings");
+         }
+         PayloadFieldSpec f;
+         f.path = key.cast<std::string>();
+         RaiseIfError(CheckPayloadPath(f.path));
+         f.type = ValueOrRaise(ParsePayloadFieldType(type.cast<std::string>()));
+         o.payload_index.push_back(std::move(f));
+       }
+     }},
     {"graph", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) {
        ApplyGraphBuildKeywords(ToDict(v, n), /*for_collection=*/true, &o.graph);

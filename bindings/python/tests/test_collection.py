@@ -269,3 +269,41 @@ def test_labels_fast_path(coll_path, rng):
         with pytest.raises(TypeError, match="must be a dict or None"):
             col.add(data[:1], labels=[[1]], payloads=[b"raw"])
         assert len(col) == 300
+
+
+def test_payload_index_and_exact_scan(coll_path, rng):
+    data = rng.normal(size=(3000, 8)).astype(np.float32)
+    labels = [[i % 100, 1000 + i % 7] for i in range(3000)]
+    queries = rng.normal(size=(20, 8)).astype(np.float32)
+    flt = {"must": [{"key": "labels", "match": {"value": 42}}]}  # 1 % pass
+    keep = np.array([i for i in range(3000) if i % 100 == 42])
+    want, _ = brute_force(data[keep], queries, 10)
+    opts = dict(flat_threshold=1024, background_merge=False,
+                graph={"R": 16, "L": 32, "pq_bytes": 4, "opq_iterations": 0})
+    with strata.Collection(coll_path, dim=8, payload_index={"labels": "integer"},
+                           **opts) as col:
+        col.add(data, labels=labels)
+        col.merge()
+        st = col.stats()
+        assert st["payload_index"] == {"labels": "integer"}
+        assert st["payload_index_bytes"] > 3000 * 16
+        ids, _ = col.search(queries, k=10, filter=flt)  # the exact scan
+        np.testing.assert_array_equal(ids, keep[want])
+        ids, _ = col.search(queries, k=10, filter=flt, exact_scan_limit=0, L=200)  # the walk
+        assert set(ids.ravel()) <= set(keep.tolist()) | {strata.NO_ID}
+        col.create_payload_index("labels", "integer")  # already there: nothing to do
+        col.create_payload_index("name")
+        with pytest.raises(ValueError, match="indexed as integer"):
+            col.create_payload_index("labels", "keyword")
+        with pytest.raises(ValueError, match="unknown field type"):
+            col.create_payload_index("x", "text")
+        with pytest.raises(ValueError, match="exact_scan_limit"):
+            col.search(queries, filter=flt, exact_scan_limit=-1)
+    with strata.Collection(coll_path) as col:  # the fields stay indexed
+        assert col.stats()["payload_index"] == {"labels": "integer", "name": "keyword"}
+        ids, _ = col.search(queries, k=10, filter=flt)
+        np.testing.assert_array_equal(ids, keep[want])
+    with pytest.raises(TypeError, match="payload_index must be a dict"):
+        strata.Collection(coll_path, payload_index=["labels"])
+    with pytest.raises(ValueError, match="unknown field type"):
+        strata.Collection(coll_path, payload_index={"labels": "text"})
