@@ -264,7 +264,7 @@ class PyCollection {
   }
 
   py::tuple Search(py::object queries, std::int64_t k, py::object filter,
-                   py::object exact_scan_limit, const py::kwargs& kwargs) {
+                   py::object exact_scan_limit, bool return_stats, const py::kwargs& kwargs) {
     const SearchKeywords kw = ParseSearchKeywords(kwargs, k);
     const FloatRows q = ToFloatRows(queries, dim_, "queries", true);
     const std::optional<PayloadFilter> payload_filter = ToFilter(filter);
@@ -289,19 +289,42 @@ class PyCollection {
         distances[row * kk + j] = hits[j].distance;
       }
     };
+    std::vector<QueryStats> stats;
     Run([&](Collection& c) {
       if (q.rows == 1) {
-        Result<std::vector<SearchHit>> r = c.Search(values, params);
+        stats.resize(1);
+        Result<std::vector<SearchHit>> r = c.Search(values, params, &stats[0]);
         if (!r.ok()) return r.status();
         write(0, *r);
         return Status::OK();
       }
-      Result<std::vector<std::vector<SearchHit>>> r = c.SearchBatch(values, params, kw.threads);
+      Result<std::vector<std::vector<SearchHit>>> r =
+          c.SearchBatch(values, params, kw.threads, &stats);
       if (!r.ok()) return r.status();
       for (std::size_t row = 0; row < r->size(); ++row) write(row, (*r)[row]);
       return Status::OK();
     });
-    return out.ToTuple();
+    if (!return_stats) return out.ToTuple();
+    return py::make_tuple(out.ToTuple()[0], out.ToTuple()[1], StatsArrays(stats));
+  }
+
+  // Per-query counters as numpy arrays, one per QueryStats field a caller
+  // benchmarking filters and I/O needs.
+  static py::dict StatsArrays(const std::vector<QueryStats>& stats) {
+    py::dict d;
+    auto column = [&](const char* name, auto get) {
+      py::array_t<double> a(static_cast<py::ssize_t>(stats.size()));
+      double* p = a.mutable_data();
+      for (std::size_t i = 0; i < stats.size(); ++i) p[i] = static_cast<double>(get(stats[i]));
+      d[name] = a;
+    };
+    column("latency_us", [](const QueryStats& s) { return s.latency_us; });
+    column("pages_read", [](const QueryStats& s) { return s.pages_read; });
+    column("reads", [](const QueryStats& s) { return s.reads; });
+    column("full_distances", [](const QueryStats& s) { return s.full_distances; });
+    column("filter_candidates", [](const QueryStats& s) { return s.filter_candidates; });
+    column("payload_reads", [](const QueryStats& s) { return s.payload_reads; });
+    return d;
   }
 
   std::uint64_t Len() {
@@ -503,6 +526,7 @@ each bytes (b"" when the vector has none) or None for an id not present.)doc")
       .def("__contains__", &PyCollection::Contains, py::arg("id"), "True if `id` is stored.")
       .def("search", &PyCollection::Search, py::arg("queries"), py::arg("k") = 10,
            py::arg("filter") = py::none(), py::arg("exact_scan_limit") = py::none(),
+           py::arg("return_stats") = false,
            R"doc(The k nearest live vectors of each query.
 
 filter: only vectors whose payload passes it, in Qdrant's filter language, as
@@ -513,6 +537,10 @@ inside the search: in RAM when every field it reads is indexed
 When the indexed fields (or has_id) bound the passing vectors by at most
 exact_scan_limit candidates (default 4096; 0 = never), the search is an
 exact scan of those instead: exact results however selective the filter.
+return_stats: also return a dict of per-query float64 arrays: latency_us,
+pages_read (4 KiB SSD pages), reads, full_distances, filter_candidates (the
+exact scan's; 0 when the index was walked), payload_reads (stored payloads
+read to decide the filter).
 
 queries: (nq, dim) array, or one query of shape (dim,) (results of shape (1, k)).
 Returns (ids, distances): uint64 and float32 arrays of shape (nq, k), nearest

@@ -287,8 +287,10 @@ def test_payload_index_and_exact_scan(coll_path, rng):
         st = col.stats()
         assert st["payload_index"] == {"labels": "integer"}
         assert st["payload_index_bytes"] > 3000 * 16
-        ids, _ = col.search(queries, k=10, filter=flt)  # the exact scan
+        ids, _, qs = col.search(queries, k=10, filter=flt, return_stats=True)  # the exact scan
         np.testing.assert_array_equal(ids, keep[want])
+        assert (qs["filter_candidates"] == 30).all() and (qs["pages_read"] == 0).all()
+        assert (qs["payload_reads"] == 0).all() and (qs["latency_us"] > 0).all()
         ids, _ = col.search(queries, k=10, filter=flt, exact_scan_limit=0, L=200)  # the walk
         assert set(ids.ravel()) <= set(keep.tolist()) | {strata.NO_ID}
         col.create_payload_index("labels", "integer")  # already there: nothing to do
