@@ -113,6 +113,7 @@ class GraphIndex : public Index {
   ElementType element_type() const override;
   std::uint64_t num_vectors() const override;
   std::uint64_t cached_nodes() const override;
+  bool ranks_restricted() const override;
   std::size_t memory_bytes() const override;
   std::uint64_t disk_bytes() const override;
   // "graph: 1000000 x 128 float32 l2, R=64, record 772 B, 5 records/sector, pq 32 B".

@@ -95,6 +95,9 @@ class Index {
   virtual std::uint64_t cached_nodes() const { return 0; }
   // Whether Searcher::Search returns exact metric distances (true) or
   // estimates (IVF with extended-code records).
+  // Whether searches honour SearchParams::restrict_to (rank only those ids)
+  // rather than ignoring it.
+  virtual bool ranks_restricted() const { return false; }
   virtual bool distances_exact() const { return true; }
   // RAM held for search (codes, codebooks, caches, maps), in bytes.
   virtual std::size_t memory_bytes() const = 0;
@@ -121,13 +124,14 @@ struct BatchSearchResult {
 Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
                                       const SearchParams& params, unsigned threads);
 
-// The same with a filter per query: filter_of(q) (null = none) replaces
-// params.filter for query q (filtered search with per-query labels, as the
-// NeurIPS'23 filter track asks). Called from the searching threads.
-using QueryFilterFn = std::function<const IdFilter*(std::size_t query)>;
+// The same with parameters per query: params_of(q, &p) adjusts a copy of
+// `params` for query q, e.g. its filter and restrict_to (filtered search with
+// per-query labels, as the NeurIPS'23 filter track asks). Called from the
+// searching threads; must not change what NewSearcher sized (beam_width).
+using QueryParamsFn = std::function<void(std::size_t query, SearchParams* params)>;
 Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
                                       const SearchParams& params, unsigned threads,
-                                      const QueryFilterFn& filter_of);
+                                      const QueryParamsFn& params_of);
 
 }  // namespace strata
 

@@ -11,6 +11,7 @@
 #define STRATA_LABELS_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ struct LabelSets {
   // How many rows carry label `label`.
   std::uint64_t CountWith(std::uint32_t label) const;
 };
+
+// Inverted lists: for each label up to the largest present, the rows that
+// carry it, ascending.
+std::vector<std::vector<std::uint32_t>> InvertLabels(const LabelSets& sets);
+
+// The rows carrying every label of `required` (sorted, unique), ascending,
+// when the rarest of them is carried by at most `limit_scan` rows; nullopt
+// otherwise (too many to list cheaply) . Empty `required`: nullopt.
+std::optional<std::vector<std::uint64_t>> RowsWithAll(
+    const LabelSets& sets, const std::vector<std::vector<std::uint32_t>>& inverted,
+    std::span<const std::uint32_t> required, std::uint64_t limit_scan);
 
 // The ids (rows of `base`) that carry every label of `required`, as a
 // search filter. Both must outlive it. Ids past base.rows() are rejected.

@@ -94,6 +94,15 @@ struct SearchParams {
 
   // Ids a search may return (null = all); not owned, must outlive the call.
   const IdFilter* filter = nullptr;
+  // A hint for selective filters, whose passing ids the caller can list
+  // (inverted lists of labels): a superset of the ids `filter` accepts.
+  // Graph indexes with codes in RAM then rank only these ids by their codes
+  // and compute exact distances for the best list_size of them, reading
+  // their records from SSD, instead of walking a graph few of whose nodes
+  // pass (the exact-scan fallback of filtered search, as the NeurIPS'23
+  // filter track's faiss baseline does). Others ignore it and walk; the
+  // filter decides what is returned either way. Not owned.
+  const std::vector<std::uint64_t>* restrict_to = nullptr;
 
   // InvalidArgument naming the bad field.
   Status Validate() const;

@@ -67,20 +67,15 @@ class PayloadTest {
   std::uint32_t payload_reads_ = 0;
 };
 
-// The exact-scan fallback (CollectionSearchParams::exact_scan_limit): when
-// the payload index bounds the passing points by few candidates, the k
-// nearest of those that pass, by exact distance on their stored vectors.
-// False when the filter is not that selective (the walk runs instead).
-Result<bool> ExactFilteredScan(const Collection::Impl& m, const CollectionSnapshot& snap,
-                               std::span<const float> query, const CollectionSearchParams& params,
-                               PayloadTest* test, std::vector<Hit>* hits, QueryStats* qs) {
-  if (params.exact_scan_limit == 0) return false;
-  auto candidates = snap.payload_index->Candidates(params.filter->root(), params.exact_scan_limit);
-  if (!candidates) return false;
-  qs->filter_candidates = static_cast<std::uint32_t>(candidates->size());
+// The exact-scan fallback for an index that cannot rank a restricted set
+// (IVF): the k nearest of the candidates that pass, by exact distance on
+// their stored vectors (every live point has a record, so this is exact).
+Status ScanStoredRecords(const Collection::Impl& m, std::span<const float> query,
+                         const std::vector<VectorId>& candidates, PayloadTest* test,
+                         std::vector<Hit>* hits, QueryStats* qs) {
   std::vector<VectorId> ids;
-  ids.reserve(candidates->size());
-  for (VectorId id : *candidates) {
+  ids.reserve(candidates.size());
+  for (VectorId id : candidates) {
     if (!test->in_ram() || (*test)(id)) ids.push_back(id);
   }
   std::vector<std::string> values;
@@ -97,7 +92,7 @@ Result<bool> ExactFilteredScan(const Collection::Impl& m, const CollectionSnapsh
     hits->emplace_back(fn(query.data(), row.data(), m.stored.dim), ids[i]);
     ++qs->full_distances;
   }
-  return true;
+  return Status::OK();
 }
 
 // The index's live-slot test and a payload test together, by slot.
@@ -143,7 +138,8 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
 // checked inside the walk.
 Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
                    std::span<const float> query, const CollectionSearchParams& params,
-                   PayloadTest* test, std::vector<Hit>* hits, QueryStats* qs) {
+                   PayloadTest* test, const std::vector<VectorId>* candidates,
+                   std::vector<Hit>* hits, QueryStats* qs) {
   const collection::IndexVersion& v = *snap.state->version;
   const std::uint32_t k = params.index.k;
   collection::LiveSlotFilter live(v, snap.seq);
@@ -152,6 +148,14 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   SearchParams p = params.index;
   p.filter = test != nullptr ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
   p.list_size = std::max(p.list_size, k);
+  // The filter's candidates as index rows: the graph ranks only those.
+  std::vector<std::uint64_t> rows;
+  if (candidates != nullptr) {
+    for (VectorId id : *candidates) {
+      if (auto slot = v.SlotOf(id)) rows.push_back(*slot);
+    }
+    p.restrict_to = &rows;
+  }
   STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
   std::vector<VectorId> ids(k);
   std::vector<float> dist(k);
@@ -202,20 +206,30 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   const bool filtered = params.filter != nullptr && !params.filter->empty();
   std::optional<PayloadTest> test;
   collection::IdPredicate accept;
-  bool scanned = false;
+  // The exact-scan fallback (CollectionSearchParams::exact_scan_limit): the
+  // payload index bounds the passing points by few candidates.
+  std::optional<std::vector<VectorId>> candidates;
   if (filtered) {
     test.emplace(m, *params.filter, *snap.payload_index);
     accept = [&test](VectorId id) { return (*test)(id); };
-    // Every live point has a record: a scan sees them all.
-    STRATA_ASSIGN_OR_RETURN(scanned, ExactFilteredScan(m, snap, query, params, &*test, &hits, &qs));
+    if (params.exact_scan_limit > 0) {
+      candidates = snap.payload_index->Candidates(params.filter->root(), params.exact_scan_limit);
+    }
   }
-  if (!scanned) {
-    if (snap.state->version) {
-      STRATA_RETURN_IF_ERROR(
-          SearchIndex(m, snap, query, params, test ? &*test : nullptr, &hits, &qs));
+  const collection::IndexVersion* version = snap.state->version.get();
+  if (candidates && version != nullptr && !version->index().ranks_restricted()) {
+    // IVF: the stored vectors of the candidates, exact.
+    STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *candidates, &*test, &hits, &qs));
+  } else {
+    // The graph ranks the candidates by code and reads the best L from SSD;
+    // the pending list (and the flat phase) is scanned exactly anyway.
+    if (version != nullptr) {
+      STRATA_RETURN_IF_ERROR(SearchIndex(m, snap, query, params, test ? &*test : nullptr,
+                                         candidates ? &*candidates : nullptr, &hits, &qs));
     }
     SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
   }
+  if (candidates) qs.filter_candidates = static_cast<std::uint32_t>(candidates->size());
   std::sort(hits.begin(), hits.end());
   if (hits.size() > k) hits.resize(k);
   out->clear();

@@ -200,4 +200,33 @@ Status WriteLabels(const std::string& path, const LabelSets& sets) {
   return WriteWhole(path, out);
 }
 
+std::vector<std::vector<std::uint32_t>> InvertLabels(const LabelSets& sets) {
+  std::vector<std::vector<std::uint32_t>> out;
+  for (std::size_t i = 0; i < sets.rows(); ++i) {
+    for (std::uint32_t l : sets.row(i)) {
+      if (l >= out.size()) out.resize(static_cast<std::size_t>(l) + 1);
+      out[l].push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<std::uint64_t>> RowsWithAll(
+    const LabelSets& sets, const std::vector<std::vector<std::uint32_t>>& inverted,
+    std::span<const std::uint32_t> required, std::uint64_t limit_scan) {
+  if (required.empty()) return std::nullopt;
+  const std::vector<std::uint32_t>* rarest = nullptr;
+  static const std::vector<std::uint32_t> kNone;
+  for (std::uint32_t l : required) {
+    const std::vector<std::uint32_t>& list = l < inverted.size() ? inverted[l] : kNone;
+    if (rarest == nullptr || list.size() < rarest->size()) rarest = &list;
+  }
+  if (rarest->size() > limit_scan) return std::nullopt;
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t row : *rarest) {
+    if (sets.HasAll(row, required)) out.push_back(row);
+  }
+  return out;
+}
+
 }  // namespace strata

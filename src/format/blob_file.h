@@ -24,6 +24,7 @@ enum class BlobKind : std::uint32_t {
   kPqCodes = 1,     // sections: PQ codebook (ProductQuantizer::Serialize), codes n * m
   kNodeCache = 2,   // reserved
   kMemGraph = 3,    // sections: meta, sample vectors, adjacency, sample slots (search/mem_graph.h)
+  kRowSlots = 4,    // sections: u32 LE slot per row (page-shuffled graph layouts)
   kIvfRam = 16,     // IVF RAM parts: centroids, coarse quantizer, RaBitQ blocks (format/ivf_ram_file.h)
 };
 

@@ -116,6 +116,27 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
       }
     }
   }
+  const bool has_row_slots =
+      std::any_of(m.files.begin(), m.files.end(),
+                  [](const format::ManifestFile& f) { return f.name == kRowSlotsFile; });
+  if (has_row_slots) {
+    STRATA_ASSIGN_OR_RETURN(format::BlobContents rows,
+                            format::ReadBlobFile(dir + "/" + kRowSlotsFile,
+                                                 format::BlobKind::kRowSlots, 1, 1));
+    const std::vector<std::uint8_t>& bytes = rows.sections[0];
+    if (bytes.size() != layout.num_nodes * 4) {
+      return Status::Corruption(dir + "/" + kRowSlotsFile + ": size does not match the index");
+    }
+    d.slot_of_row.resize(layout.num_nodes);
+    for (std::size_t r = 0; r < d.slot_of_row.size(); ++r) {
+      std::uint32_t slot = 0;
+      for (int b = 0; b < 4; ++b) slot |= static_cast<std::uint32_t>(bytes[r * 4 + b]) << (8 * b);
+      if (slot >= layout.num_slots) {
+        return Status::Corruption(dir + "/" + kRowSlotsFile + ": slot out of range");
+      }
+      d.slot_of_row[r] = slot;
+    }
+  }
   STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
 }
@@ -125,6 +146,9 @@ Metric GraphIndex::metric() const { return impl_->data.metric; }
 ElementType GraphIndex::element_type() const { return impl_->data.nodes.layout().element_type; }
 std::uint64_t GraphIndex::num_vectors() const { return impl_->data.num_nodes(); }
 std::uint64_t GraphIndex::cached_nodes() const { return impl_->data.cache.size(); }
+bool GraphIndex::ranks_restricted() const {
+  return impl_->data.resident_codes() && impl_->data.rows_mappable();
+}
 std::size_t GraphIndex::memory_bytes() const { return impl_->data.MemoryBytes(); }
 
 std::string GraphIndex::Describe() const {

@@ -215,6 +215,20 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
         std::uint64_t entry_file_bytes,
         format::WriteBlobFile(dir + "/" + kEntryFile, format::BlobKind::kMemGraph, 1, entry_spans));
     report.index_bytes = nodes_bytes + pq_file_bytes + entry_file_bytes;
+    std::vector<const char*> files = {kGraphNodesFile, kPqFile, kEntryFile};
+    if (shuffled) {
+      std::vector<std::uint8_t> row_slots(n * 4);
+      for (std::uint64_t row = 0; row < n; ++row) {
+        const std::uint32_t slot = order.slot_of[row];
+        for (int b = 0; b < 4; ++b) row_slots[row * 4 + b] = static_cast<std::uint8_t>(slot >> (8 * b));
+      }
+      STRATA_ASSIGN_OR_RETURN(
+          std::uint64_t rows_bytes,
+          format::WriteBlobFile(dir + "/" + kRowSlotsFile, format::BlobKind::kRowSlots, 1,
+                                {std::span<const std::uint8_t>(row_slots)}));
+      report.index_bytes += rows_bytes;
+      files.push_back(kRowSlotsFile);
+    }
 
     format::Manifest m;
     m.index_type = "graph";
@@ -237,7 +251,7 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
                     {"shuffle_rounds", options.shuffle_rounds},
                     {"shuffle_swaps", options.shuffle_swaps},
                     {"pq_trained_rows", contents.pq_trained_rows}};
-    for (const char* name : {kGraphNodesFile, kPqFile, kEntryFile}) {
+    for (const char* name : files) {
       format::ManifestFile f{name, 0, 0};
       STRATA_RETURN_IF_ERROR(format::ChecksumFile(dir + "/" + name, &f.bytes, &f.checksum));
       m.files.push_back(f);

@@ -8,6 +8,11 @@ inline constexpr const char* kGraphNodesFile = "graph.nodes";
 inline constexpr const char* kPqFile = "pq.bin";
 // Entry-point PQ code and MemGraph (BlobKind::kMemGraph).
 inline constexpr const char* kEntryFile = "entry.bin";
+// Page-shuffled graph layouts: each row's slot in the node file
+// (BlobKind::kRowSlots), so that a search restricted to known rows (the
+// exact-scan fallback of filtered search) finds their codes and records.
+// Indexes written before it have none; such a search then walks instead.
+inline constexpr const char* kRowSlotsFile = "rows.bin";
 
 }  // namespace strata
 

@@ -16,7 +16,7 @@ Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& qu
 
 Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& queries,
                                       const SearchParams& params, unsigned threads,
-                                      const QueryFilterFn& filter_of) {
+                                      const QueryParamsFn& params_of) {
   STRATA_RETURN_IF_ERROR(params.Validate());
   if (queries.element_type() != ElementType::kFloat32) {
     return Status::InvalidArgument("queries must be float32 (read them with ReadAllAsFloat)");
@@ -54,7 +54,7 @@ Result<BatchSearchResult> SearchBatch(const Index& index, const VectorMatrix& qu
       [&](std::size_t q, unsigned t) {
         if (!errors[t].ok()) return;
         SearchParams query_params = run_params;
-        if (filter_of) query_params.filter = filter_of(q);
+        if (params_of) params_of(q, &query_params);
         errors[t] = searchers[t]->Search(
             all.subspan(q * queries.dim(), queries.dim()), query_params,
             std::span<VectorId>(out.results.ids).subspan(q * params.k, params.k),

@@ -57,12 +57,22 @@ struct GraphIndexData {
   MemGraph mem_graph;                   // may be empty
   std::vector<std::uint8_t> mem_graph_codes;  // PQ codes of its sample nodes, in its order
   NodeCache cache;                      // may be empty
+  // Page-shuffled layouts: row -> slot (index/index_files.h kRowSlotsFile);
+  // empty for packed layouts (slot = row) and for indexes written without it.
+  std::vector<std::uint32_t> slot_of_row;
   const kernels::DistanceKernels* kernels = &kernels::BestKernels();
 
   std::uint64_t num_nodes() const { return nodes.layout().num_nodes; }
   std::uint64_t num_slots() const { return nodes.layout().num_slots; }
   std::uint32_t dim() const { return nodes.layout().dim; }
   bool resident_codes() const { return !pq_codes.empty(); }
+  // Whether rows can be mapped to slots (SlotOfRow is valid).
+  bool rows_mappable() const {
+    return !nodes.layout().external_ids || !slot_of_row.empty();
+  }
+  std::uint32_t SlotOfRow(std::uint64_t row) const {
+    return slot_of_row.empty() ? static_cast<std::uint32_t>(row) : slot_of_row[row];
+  }
   const std::uint8_t* code(std::uint32_t slot) const {
     return pq_codes.data() + static_cast<std::size_t>(slot) * pq.code_size();
   }

@@ -29,7 +29,8 @@ std::size_t NodeCache::MemoryBytes() const {
 }
 
 std::size_t GraphIndexData::MemoryBytes() const {
-  return pq_codes.capacity() + pq.centroids().size() * sizeof(float) +
+  return pq_codes.capacity() + slot_of_row.capacity() * sizeof(std::uint32_t) +
+         pq.centroids().size() * sizeof(float) +
          pq.rotation().size() * sizeof(float) + entry_code.capacity() + mem_graph.MemoryBytes() +
          mem_graph_codes.capacity() + cache.MemoryBytes();
 }
@@ -103,6 +104,7 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   width_ = params.dynamic_width ? std::min(params.min_beam_width, params.beam_width)
                                 : params.beam_width;
   converged_ = false;
+  restricted_ = params.restrict_to != nullptr && index_.resident_codes() && index_.rows_mappable();
   reads_in_ = reads_total_ = 0;
   taken_ = 0;
   recent_distances_.clear();
@@ -131,6 +133,29 @@ void GraphSearchContext::Seed(const SearchParams& params, QueryStats* stats) {
   offered_.Insert(index_.entry_point);
   list_.Insert(index_.entry_point, quant::ComputeDistance(table_, index_.entry_code.data()));
   ++stats->pq_distances;
+}
+
+void GraphSearchContext::SeedRestricted(const SearchParams& params, QueryStats* stats) {
+  const std::size_t m = index_.pq.code_size();
+  const std::vector<std::uint64_t>& rows = *params.restrict_to;
+  constexpr std::size_t kBatch = 256;
+  for (std::size_t begin = 0; begin < rows.size(); begin += kBatch) {
+    const std::size_t end = std::min(rows.size(), begin + kBatch);
+    fresh_.clear();
+    for (std::size_t i = begin; i < end; ++i) {
+      if (rows[i] >= index_.num_nodes()) continue;
+      const std::uint32_t slot = index_.SlotOfRow(rows[i]);
+      if (offered_.Insert(slot)) fresh_.push_back(slot);
+    }
+    fresh_codes_.resize(fresh_.size() * m);
+    for (std::size_t i = 0; i < fresh_.size(); ++i) {
+      std::memcpy(fresh_codes_.data() + i * m, index_.code(fresh_[i]), m);
+    }
+    fresh_dists_.resize(fresh_.size());
+    quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
+    stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
+    for (std::size_t i = 0; i < fresh_.size(); ++i) list_.Insert(fresh_[i], fresh_dists_[i]);
+  }
 }
 
 void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
@@ -181,7 +206,7 @@ void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView
   // nearer than what the list already holds (exact and PQ distances estimate
   // the same quantity): far mates would only add candidates the list drops,
   // each costing a PQ-code cache miss.
-  if (page_mate && !list_.WouldKeep(distance)) return;
+  if (restricted_ || (page_mate && !list_.WouldKeep(distance))) return;
   OfferNeighbours(record, stats);
 }
 
@@ -369,7 +394,11 @@ Status GraphSearchContext::Search(std::span<const float> query, const SearchPara
   if (ids.size() < params.k || distances.size() < params.k) {
     return Status::InvalidArgument("result buffers smaller than k");
   }
-  Seed(params, stats);
+  if (restricted_) {
+    SeedRestricted(params, stats);
+  } else {
+    Seed(params, stats);
+  }
   Status st = params.pipelined ? RunPipelined(params, stats) : RunRounds(params, stats);
   if (!st.ok()) {
     // Drain reads still in flight so their buffers are not written later.

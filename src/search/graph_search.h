@@ -66,6 +66,9 @@ class GraphSearchContext {
 
   Status Prepare(std::span<const float> query, const SearchParams& params, QueryStats* stats);
   void Seed(const SearchParams& params, QueryStats* stats);
+  // Seeds the list with the rows of params.restrict_to only (ranked by PQ
+  // code); later expansions offer no neighbours.
+  void SeedRestricted(const SearchParams& params, QueryStats* stats);
   Status RunRounds(const SearchParams& params, QueryStats* stats);
   Status RunPipelined(const SearchParams& params, QueryStats* stats);
   // Takes the nearest new candidate: queues it for expansion from the cache,
@@ -104,6 +107,7 @@ class GraphSearchContext {
   std::vector<float> query_;
   std::uint32_t width_ = 0;
   bool converged_ = false;
+  bool restricted_ = false;  // this query ranks params.restrict_to only
   std::uint32_t reads_in_ = 0, reads_total_ = 0;  // dynamic-width counters
   std::uint32_t taken_ = 0;                       // candidates taken (walk bound)
   std::vector<std::uint32_t>* trace_ = nullptr;

@@ -119,7 +119,7 @@ Status RunBench(const BenchArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   for (ReportRow& row : all) {
     STRATA_RETURN_IF_ERROR(
-        RunBatch(*index, queries, &gt, &row, label_filters->filter_of()).status());
+        RunBatch(*index, queries, &gt, &row, label_filters->params_of()).status());
     PrintRow(*index, row);
     rows.push_back(RowToJson(row, *index));
   }

@@ -37,7 +37,7 @@ Status RunSearch(const SearchArgs& a) {
   STRATA_ASSIGN_OR_RETURN(auto label_filters,
                           QueryLabelFilters::Load(a.labels, index->num_vectors(), queries.rows()));
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row,
-                                                        label_filters->filter_of()));
+                                                        label_filters->params_of()));
   STRATA_RETURN_IF_ERROR(WriteGroundTruth(a.out, r.results));
   std::printf("%s\n%zu queries, k=%u, cache %llu nodes\n", index->Describe().c_str(),
               row.summary.num_queries, a.params.k,

@@ -75,6 +75,11 @@ void AddLabelFlags(CLI::App* cmd, LabelFlags* flags) {
   cmd->add_option("--query-labels", flags->query_labels,
                   "Labels per query (same formats): results carry all of their query's labels "
                   "(checked inside the search); needs --base-labels");
+  cmd->add_option("--exact-scan-limit", flags->exact_scan_limit,
+                  "Graph: a query that at most this many vectors pass ranks just those by their "
+                  "codes and re-ranks the best L exactly, instead of walking (-1: max(4096, "
+                  "rows/20); 0: never)")
+      ->check(CLI::Range(std::int64_t{-1}, std::numeric_limits<std::int64_t>::max()));
 }
 
 Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFlags& flags,
@@ -101,19 +106,39 @@ Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFl
   for (std::size_t q = 0; q < num_queries; ++q) {
     out->filters_.emplace_back(out->base_, out->queries_.row(q));
   }
+  const std::uint64_t limit = flags.exact_scan_limit >= 0
+                                  ? static_cast<std::uint64_t>(flags.exact_scan_limit)
+                                  : std::max<std::uint64_t>(4096, index_rows / 20);
+  out->passing_.resize(num_queries);
+  if (limit > 0) {
+    const auto inverted = InvertLabels(out->base_);
+    for (std::size_t q = 0; q < num_queries; ++q) {
+      // Listing costs the rarest label's rows: bounded at 20x the limit.
+      auto rows = RowsWithAll(out->base_, inverted, out->queries_.row(q), 20 * limit);
+      if (rows && rows->size() <= limit) out->passing_[q] = std::move(rows);
+    }
+  }
   return out;
 }
 
-QueryFilterFn QueryLabelFilters::filter_of() const {
+QueryParamsFn QueryLabelFilters::params_of() const {
   if (filters_.empty()) return nullptr;
-  return [this](std::size_t q) -> const IdFilter* { return &filters_[q]; };
+  return [this](std::size_t q, SearchParams* p) {
+    p->filter = &filters_[q];
+    if (passing_[q]) p->restrict_to = &*passing_[q];
+  };
+}
+
+std::size_t QueryLabelFilters::restricted_queries() const {
+  return static_cast<std::size_t>(
+      std::count_if(passing_.begin(), passing_.end(), [](const auto& p) { return p.has_value(); }));
 }
 
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
                                    const GroundTruth* gt, ReportRow* row,
-                                   const QueryFilterFn& filter_of) {
+                                   const QueryParamsFn& params_of) {
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r,
-                          SearchBatch(index, queries, row->params, row->threads, filter_of));
+                          SearchBatch(index, queries, row->params, row->threads, params_of));
   row->summary = Summarize(r.stats, r.seconds);
   if (gt != nullptr) {
     STRATA_ASSIGN_OR_RETURN(RecallReport rec, ComputeRecall(r.results, *gt, row->params.k));

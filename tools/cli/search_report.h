@@ -50,6 +50,9 @@ Result<OpenOptions> ToOpenOptions(const OpenFlags& flags);
 // may return only the base rows that carry every label of its row.
 struct LabelFlags {
   std::string base_labels, query_labels;
+  // Queries passed by at most this many rows rank only those rows
+  // (SearchParams::restrict_to); -1: max(4096, rows / 20); 0: never.
+  std::int64_t exact_scan_limit = -1;
 };
 void AddLabelFlags(CLI::App* cmd, LabelFlags* flags);
 class QueryLabelFilters {
@@ -59,17 +62,21 @@ class QueryLabelFilters {
   static Result<std::unique_ptr<QueryLabelFilters>> Load(const LabelFlags& flags,
                                                          std::uint64_t index_rows,
                                                          std::size_t num_queries);
-  QueryFilterFn filter_of() const;
+  // Sets each query's filter and, where few rows pass, restrict_to.
+  QueryParamsFn params_of() const;
+  // Queries given a restrict_to list.
+  std::size_t restricted_queries() const;
 
  private:
   LabelSets base_, queries_;
   std::vector<LabelFilter> filters_;
+  std::vector<std::optional<std::vector<std::uint64_t>>> passing_;  // per query
 };
 
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
 Result<BatchSearchResult> RunBatch(const Index& index, const VectorMatrix& queries,
                                    const GroundTruth* gt, ReportRow* row,
-                                   const QueryFilterFn& filter_of = nullptr);
+                                   const QueryParamsFn& params_of = nullptr);
 
 // JSON object with the keys documented for STATS.json (IVF pipeline columns
 // too when the index is an IVF index).
