@@ -316,6 +316,9 @@ BoundFilter PayloadIndex::Bind(const Node& root) const {
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
+    if (n->kind != NodeKind::kFilter && n->kind != NodeKind::kHasId) {
+      out.fields_.emplace_back(n, FieldOf(n->path));
+    }
     for (const Value& v : n->values) {
       if (v.kind != Value::Kind::kString) continue;
       auto it = interned_.find(v.text);
@@ -390,7 +393,7 @@ bool PayloadIndex::Evaluate(const BoundFilter& f, const Node& n, VectorId id,
   const Leaf empty_header{0, Leaf::kHeader};
   const Leaf* header = &empty_header;
   const Leaf* leaves = nullptr;
-  const int field = FieldOf(n.path);
+  const int field = f.FieldOf(&n);
   if (row != nullptr && field >= 0) leaves = FieldLeaves(*row, static_cast<std::size_t>(field), &header);
   const std::uint32_t count = HeaderCount(*header);
   auto any_equals = [&](const Leaf& l) {

@@ -61,6 +61,15 @@ class BoundFilter {
   // Intern id of every kString value of the tree, by the Value's address
   // (absent: the string is in no point's payload, so it matches nothing).
   std::unordered_map<const Value*, std::uint32_t> strings_;
+  // The indexed field each field condition reads (-1: none), by node
+  // address: a filter has few, so a linear search beats hashing.
+  std::vector<std::pair<const Node*, int>> fields_;
+  int FieldOf(const Node* n) const {
+    for (const auto& [node, field] : fields_) {
+      if (node == n) return field;
+    }
+    return -1;
+  }
 };
 
 class PayloadIndex {
