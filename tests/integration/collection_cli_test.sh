@@ -97,6 +97,19 @@ awk '$1 ~ /^[1-5]$/ && NF == 3 { n++; if ($2 < 100 || $2 >= 200) bad = 1 } END {
   fail "filtered search: a hit outside rows 100..199, or fewer than 5"
 expect_fail "filter.*unknown key" "$S" collection search "$C" --queries "$T/q42.fbin" --filter '{"muts": []}'
 
+step "payload index: declared on an upsert, stored, and used by a selective filter (exact)"
+expect_fail "not FIELD:TYPE" "$S" collection upsert "$C" --vectors "$T/q42.fbin" --id-offset 42 --payload-index tag
+expect_fail "unknown field type" "$S" collection upsert "$C" --vectors "$T/q42.fbin" --id-offset 42 \
+  --payload-index tag:text
+echo '{"row":42,"tag":"r42"}' >"$T/p42.jsonl"
+run "$S" collection upsert "$C" --vectors "$T/q42.fbin" --id-offset 42 --payloads "$T/p42.jsonl" \
+  --payload-index tag:keyword
+run "$S" collection stats "$C"
+grep -q "payload index tag:keyword" "$T/out" || fail "stats: no payload index line"
+run "$S" collection search "$C" --queries "$T/q42.fbin" --k 3 --json \
+  --filter '{"must": [{"key": "tag", "match": {"any": ["r42", "r7"]}}]}'
+grep -q '"mean_filter_candidates": 2.0' "$T/out" || fail "selective filter: not the exact scan (filter_candidates)"
+
 step "delete ids 0..99 (file) and 2999 (--id), then search: none comes back"
 seq 0 99 >"$T/del.txt"
 run "$S" collection delete "$C" --ids "$T/del.txt" --id 2999 --id 5000000 --durability sync

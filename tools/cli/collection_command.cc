@@ -40,6 +40,7 @@ struct WriteFlags {
   std::optional<std::uint64_t> flat_threshold, merge_pending, merge_pending_bytes;
   bool no_background_merge = false;
   std::vector<unsigned> background_cpus;
+  std::vector<std::string> payload_index;  // FIELD:TYPE
 };
 
 void AddWriteFlags(CLI::App* cmd, WriteFlags* f) {
@@ -60,6 +61,9 @@ void AddWriteFlags(CLI::App* cmd, WriteFlags* f) {
                   "CPUs for merges and the pending-graph indexer, e.g. 0,2 (default: all but "
                   "those that take the disk's interrupts)")
       ->delimiter(',');
+  cmd->add_option("--payload-index", f->payload_index,
+                  "Index payload field FIELD (dotted path) of TYPE keyword, integer, float or "
+                  "bool for filtering, e.g. tags:keyword (repeatable; stored: stays indexed)");
 }
 
 Status ApplyWriteFlags(const WriteFlags& f, CollectionOptions* o) {
@@ -69,6 +73,17 @@ Status ApplyWriteFlags(const WriteFlags& f, CollectionOptions* o) {
   if (f.merge_pending_bytes) o->merge_pending_bytes = *f.merge_pending_bytes << 20;
   o->background_merge = !f.no_background_merge;
   o->background_cpus = f.background_cpus;
+  for (const std::string& spec : f.payload_index) {
+    const std::size_t colon = spec.rfind(':');
+    if (colon == std::string::npos) {
+      return Status::InvalidArgument("--payload-index: '" + spec + "' is not FIELD:TYPE");
+    }
+    PayloadFieldSpec field;
+    field.path = spec.substr(0, colon);
+    STRATA_RETURN_IF_ERROR(CheckPayloadPath(field.path));
+    STRATA_ASSIGN_OR_RETURN(field.type, ParsePayloadFieldType(spec.substr(colon + 1)));
+    o->payload_index.push_back(std::move(field));
+  }
   return Status::OK();
 }
 
@@ -462,6 +477,7 @@ struct SearchArgs {
   bool with_payload = false, json = false;
   unsigned threads = 1;
   std::string filter;  // Qdrant filter JSON, or @FILE
+  std::uint64_t exact_scan_limit = CollectionSearchParams{}.exact_scan_limit;
 };
 
 // The search knobs that applied: none in the flat phase (exact scan), L and W
@@ -486,6 +502,7 @@ Status RunSearch(const SearchArgs& a) {
     STRATA_ASSIGN_OR_RETURN(filter, ParseFilterArgument(a.filter));
     params.filter = &*filter;
   }
+  params.exact_scan_limit = a.exact_scan_limit;
   STRATA_ASSIGN_OR_RETURN(VectorMatrix queries, ReadVectorsAsFloat(a.queries));
   std::optional<GroundTruth> gt;
   if (!a.gt.empty()) {
@@ -508,13 +525,21 @@ Status RunSearch(const SearchArgs& a) {
   const std::span<const float> qs = queries.values<float>();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<SearchHit>> hits;
+  std::vector<QueryStats> query_stats(1);
   const bool single = queries.rows() == 1;
   if (single) {
-    STRATA_ASSIGN_OR_RETURN(std::vector<SearchHit> h, c->Search(qs, params));
+    STRATA_ASSIGN_OR_RETURN(std::vector<SearchHit> h, c->Search(qs, params, &query_stats[0]));
     hits.push_back(std::move(h));
   } else {
-    STRATA_ASSIGN_OR_RETURN(hits, c->SearchBatch(qs, params, a.threads));
+    STRATA_ASSIGN_OR_RETURN(hits, c->SearchBatch(qs, params, a.threads, &query_stats));
   }
+  double pages = 0, candidates = 0, payload_reads = 0;
+  for (const QueryStats& q : query_stats) {
+    pages += q.pages_read;
+    candidates += q.filter_candidates;
+    payload_reads += q.payload_reads;
+  }
+  const double nq = static_cast<double>(std::max<std::size_t>(1, query_stats.size()));
   const double seconds = SecondsSince(t0);
   const CollectionStats stats = c->Stats();
   STRATA_RETURN_IF_ERROR(CloseCollection(c, a.dir));
@@ -538,7 +563,10 @@ Status RunSearch(const SearchArgs& a) {
                         {"seconds", seconds},
                         {"qps", qps},
                         {"live", stats.live},
-                        {"index_version", stats.index_version}};
+                        {"index_version", stats.index_version},
+                        {"mean_pages_read", pages / nq},
+                        {"mean_filter_candidates", candidates / nq},
+                        {"mean_payload_reads", payload_reads / nq}};
     if (recall) j["recall_at_k"] = *recall;
     if (single) j["hits"] = HitsJson(hits[0], a.with_payload);
     std::printf("%s\n", j.dump(2).c_str());
@@ -582,6 +610,11 @@ void AddSearch(CLI::App* parent, CommandAction* action) {
   cmd->add_option("--filter", a->filter,
                   "Only points whose payload passes this Qdrant filter (JSON, or @FILE), e.g. "
                   "'{\"must\": [{\"key\": \"color\", \"match\": {\"value\": \"red\"}}]}'");
+  cmd->add_option("--exact-scan-limit", a->exact_scan_limit,
+                  "A filter the payload index bounds by at most this many candidates is answered "
+                  "from those alone (graph: ranked by code, best L re-ranked; IVF: a bitmap, or "
+                  "their stored vectors); 0 = never")
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "Write ids and distances (.ibin or .ivecs; ids < 2^32)");
   cmd->add_option("--gt", a->gt, "Ground truth, to report recall@k");
   cmd->add_option("--threads", a->threads, "Search threads for many queries (0 = all cores)")

@@ -306,6 +306,15 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
   }
   std::fprintf(out, "%*sbackground threads on CPUs %s\n", indent, "",
                cpus.empty() ? "any" : cpus.c_str());
+  if (!s.payload_fields.empty()) {
+    std::string fields;
+    for (const PayloadFieldSpec& f : s.payload_fields) {
+      if (!fields.empty()) fields += ", ";
+      fields += f.path + ":" + std::string(PayloadFieldTypeName(f.type));
+    }
+    std::fprintf(out, "%*spayload index %s (%s in RAM)\n", indent, "", fields.c_str(),
+                 FormatBytes(s.payload_index_bytes).c_str());
+  }
 }
 
 nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
@@ -326,7 +335,15 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"disk_bytes", s.disk_bytes},
           {"last_sequence", s.last_sequence},
           {"background_cpus", s.background_cpus},
-          {"index_description", s.index_description}};
+          {"index_description", s.index_description},
+          {"payload_index", [&] {
+             nlohmann::json f = nlohmann::json::object();
+             for (const PayloadFieldSpec& p : s.payload_fields) {
+               f[p.path] = std::string(PayloadFieldTypeName(p.type));
+             }
+             return f;
+           }()},
+          {"payload_index_bytes", s.payload_index_bytes}};
 }
 
 Result<std::unique_ptr<Collection>> OpenExistingCollection(const std::string& dir,
