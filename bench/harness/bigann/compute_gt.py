@@ -14,7 +14,8 @@ This program takes the same flags and writes G in the format the harness
 reads (benchmark/dataset_io.py knn_result_read): u32 nq, u32 K, nq*K int32
 ids (the tags when a tags file is given), nq*K float32 distances, nearest
 first. Distances are squared L2 for l2, -<q, x> for mips and 1 - cos for
-cosine, computed in float64; equal distances are ordered by id. When fewer
+cosine, computed in float64 for the candidates a float32 pass picks
+(exact_knn); equal distances are ordered by id. When fewer
 than K points exist, the rest of a row is id 0xFFFFFFFE (-2 as int32, which
 no result and no harness sentinel uses) with distance +inf.
 
@@ -51,46 +52,65 @@ def write_gt(path, ids, dists):
         np.ascontiguousarray(dists, dtype=np.float32).tofile(f)
 
 
-def exact_knn(base, queries, k, metric="l2", block=4096):
-    """Exact top-k of every query over base rows: (ids int64, dists float64),
-    shape (nq, k), row ids 0..n-1, padded with -1 / +inf past n."""
-    base = np.asarray(base, dtype=np.float64)
-    queries = np.asarray(queries, dtype=np.float64)
-    n, nq = base.shape[0], queries.shape[0]
+def _distances(q, base, base_sq, metric):
+    ip = q @ base.T
+    if metric == "l2":
+        d = np.einsum("ij,ij->i", q, q)[:, None] + base_sq[None, :] - 2 * ip
+        np.maximum(d, 0, out=d)
+        return d
+    if metric == "mips":
+        return -ip
     if metric == "cosine":
-        base = base / np.maximum(np.linalg.norm(base, axis=1, keepdims=True), 1e-30)
-        queries = queries / np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-30)
-    base_sq = np.einsum("ij,ij->i", base, base)
+        return 1 - ip
+    raise ValueError(f"unknown metric {metric!r}")
+
+
+def exact_knn(base, queries, k, metric="l2", block=64, margin=None):
+    """Exact top-k of every query over base rows: (ids int64, dists float64),
+    shape (nq, k), row ids 0..n-1, padded with -1 / +inf past n.
+
+    Two passes per block of queries: float32 distances to every row pick the
+    k + margin nearest candidates (default margin max(k, 32)), whose distances
+    are then recomputed in float64 and sorted (ties by id). A true neighbour is
+    missed only if float32 rounding moves it behind more than `margin` rows,
+    far beyond float32's relative error at these magnitudes.
+    """
+    base = np.asarray(base)
+    queries = np.asarray(queries)
+    n, nq = base.shape[0], queries.shape[0]
+    b32 = np.ascontiguousarray(base, dtype=np.float32)
+    q32 = np.ascontiguousarray(queries, dtype=np.float32)
+    if metric == "cosine":
+        b32 = b32 / np.maximum(np.linalg.norm(b32, axis=1, keepdims=True), 1e-30)
+        q32 = q32 / np.maximum(np.linalg.norm(q32, axis=1, keepdims=True), 1e-30)
+    b64 = b32.astype(np.float64) if metric == "cosine" else np.asarray(base, dtype=np.float64)
+    q64 = q32.astype(np.float64) if metric == "cosine" else np.asarray(queries, dtype=np.float64)
+    bsq32 = np.einsum("ij,ij->i", b32, b32)
     kk = min(k, n)
     out_ids = np.full((nq, k), -1, dtype=np.int64)
     out_d = np.full((nq, k), np.inf, dtype=np.float64)
     if kk == 0:
         return out_ids, out_d
-    # Bound the (block x n) distance matrix to about 512 MiB of float64.
+    m = min(n, kk + (max(k, 32) if margin is None else margin))
     block = max(1, min(block, (64 << 20) // max(n, 1)))
     for q0 in range(0, nq, block):
-        q = queries[q0:q0 + block]
-        ip = q @ base.T
-        if metric == "l2":
-            d = np.einsum("ij,ij->i", q, q)[:, None] + base_sq[None, :] - 2.0 * ip
-            np.maximum(d, 0.0, out=d)
-        elif metric == "mips":
-            d = -ip
-        elif metric == "cosine":
-            d = 1.0 - ip
-        else:
-            raise ValueError(f"unknown metric {metric!r}")
-        if kk < n:
-            # Candidates: everything at or below the kk-th distance, so that
-            # ties at the boundary are resolved by id below.
-            part = np.partition(d, kk - 1, axis=1)[:, kk - 1:kk]
-        for r in range(d.shape[0]):
-            row = d[r]
-            cand = np.arange(n) if kk == n else np.flatnonzero(row <= part[r, 0])
-            order = np.lexsort((cand, row[cand]))[:kk]
-            sel = cand[order]
-            out_ids[q0 + r, :kk] = sel
-            out_d[q0 + r, :kk] = row[sel]
+        d32 = _distances(q32[q0:q0 + block], b32, bsq32, metric)
+        cand = (np.argpartition(d32, m - 1, axis=1)[:, :m] if m < n
+                else np.broadcast_to(np.arange(n), d32.shape))
+        for r in range(d32.shape[0]):
+            c = np.asarray(cand[r])
+            qv = q64[q0 + r]
+            x = b64[c]
+            if metric == "l2":
+                diff = x - qv
+                dist = np.einsum("ij,ij->i", diff, diff)
+            elif metric == "mips":
+                dist = -(x @ qv)
+            else:
+                dist = 1 - (x @ qv)
+            order = np.lexsort((c, dist))[:kk]
+            out_ids[q0 + r, :kk] = c[order]
+            out_d[q0 + r, :kk] = dist[order]
     return out_ids, out_d
 
 
