@@ -18,8 +18,10 @@ points go into a strata.Collection with labels= (stored as the payload field
     {"must": [{"key": "labels", "match": {"value": 3}},
               {"key": "labels", "match": {"value": 4}}]}
 
-The filter is checked inside the search (the graph walk or the IVF scan skips
-candidates whose payload fails it). Collection.search takes one filter for a
+The field "labels" is declared in the collection's payload index, so the
+filter is decided in RAM inside the search (the graph walk or the IVF scan
+skips candidates that fail it), and a selective one is answered from the
+points that pass alone (exact_scan_limit). Collection.search takes one filter for a
 batch, so queries are grouped by identical label sets and each group is
 searched as one batch (random-filter-s has two sets; YFCC's 100K queries have
 many, so a group may hold one query). A query without labels is searched
@@ -181,5 +183,9 @@ class StrataFilter(BaseFilterANN):
         options = dict(self._options)
         if _ELEMENT_TYPES[dtype] and "element_type" not in options:
             options["element_type"] = _ELEMENT_TYPES[dtype]
+        # The labels in RAM (a payload index): filters decided without
+        # reading payloads, and selective ones answered from the matching
+        # points alone (the collection's exact-scan fallback).
+        options.setdefault("payload_index", {"labels": "integer"})
         self._col = strata.Collection(self._dir, dim=dim, metric=self._metric,
                                       index=self._index_type, **options)
