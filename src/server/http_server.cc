@@ -5,6 +5,7 @@
 // qdrant_json.cc and the handlers of each endpoint in points_handlers.cc.
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <unistd.h>
 #include <cstring>
@@ -32,6 +33,13 @@ bool KeyEquals(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+int g_signal_pipe[2] = {-1, -1};
+
+void OnSignal(int sig) {
+  const char c = static_cast<char>(sig);
+  [[maybe_unused]] ssize_t n = write(g_signal_pipe[1], &c, 1);  // async-signal-safe
+}
+
 void Send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
   res.set_content(reply.body, reply.content_type);
@@ -46,13 +54,15 @@ Status Serve(const ServerOptions& options) {
         "refusing to listen on non-loopback host " + options.host +
         " without an API key (give --api-key-file or set STRATA_API_KEY)");
   }
-  // SIGTERM/SIGINT are taken by a sigwait thread; blocked before any other
-  // thread starts so that every thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // SIGTERM/SIGINT: a handler writes to a pipe that a waiter thread reads
+  // (a handler, not sigwait: threads started before us, e.g. at static
+  // initialisation, would not have the signals blocked and take them).
+  if (pipe(g_signal_pipe) != 0) return Status::FromErrno("pipe", errno);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
 
   CollectionManager manager(options.data_dir);
   STRATA_RETURN_IF_ERROR(manager.OpenAll());
@@ -114,8 +124,9 @@ Status Serve(const ServerOptions& options) {
   }
   std::atomic<bool> signalled{false};
   std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
+    char sig = 0;
+    while (read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+    }
     signalled = true;
     std::fprintf(stderr, "strata serve: signal %d, finishing requests in flight\n", sig);
     http.stop();  // closes the listener; listen_after_bind joins the workers
@@ -126,8 +137,10 @@ Status Serve(const ServerOptions& options) {
   http.listen_after_bind();
   handlers.SetReady(false);
   // listen ended by itself (not by a signal): wake the waiter.
-  if (!signalled) kill(getpid(), SIGTERM);
+  if (!signalled) OnSignal(0);
   waiter.join();
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
   const Status closed = manager.CloseAll();
   std::fprintf(stderr, "strata serve: collections closed\n");
   return closed;
