@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace strata::server {
 namespace fs = std::filesystem;
 
@@ -69,6 +71,8 @@ std::uint64_t ServedCollection::size() const {
 }
 
 Status ServedCollection::Close() {
+  std::unique_lock<std::shared_mutex> life(life_mu_);  // waits for requests in flight
+  closed_ = true;
   std::lock_guard<std::mutex> lock(write_mu_);
   if (log_ == nullptr) return Status::OK();
   std::fclose(log_);
@@ -92,6 +96,41 @@ Status CollectionManager::CheckName(const std::string& name) {
 std::string CollectionManager::CollectionDir(const std::string& name) const {
   return data_dir_ + "/collections/" + name;
 }
+std::string CollectionManager::MetaPath(const std::string& name) const {
+  return data_dir_ + "/ids/" + name + ".options.json";
+}
+
+// The per-open options a collection was created with (Collection stores only
+// its creation fields), so that a restart keeps its durability and threshold.
+Status CollectionManager::WriteOpenOptions(const std::string& path, const CollectionOptions& o) {
+  const nlohmann::json j = {{"durability", std::string(DurabilityName(o.durability))},
+                            {"flat_threshold", o.flat_threshold},
+                            {"max_batch", o.max_batch}};
+  std::ofstream out(path, std::ios::trunc);
+  out << j.dump() << "\n";
+  out.flush();
+  return out ? Status::OK() : Status::IOError("cannot write " + path);
+}
+
+Status CollectionManager::ReadOpenOptions(const std::string& path, CollectionOptions* o) {
+  std::ifstream in(path);
+  if (!in) return Status::OK();  // made by an older server or by hand: defaults
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object()) return Status::Corruption(path + ": not a JSON object");
+  if (j.contains("durability") && j["durability"].is_string()) {
+    Result<Durability> d = ParseDurability(j["durability"].get<std::string>());
+    if (!d.ok()) return d.status().WithContext(path);
+    o->durability = d.value();
+  }
+  if (j.contains("flat_threshold") && j["flat_threshold"].is_number_unsigned()) {
+    o->flat_threshold = j["flat_threshold"].get<std::uint64_t>();
+  }
+  if (j.contains("max_batch") && j["max_batch"].is_number_unsigned()) {
+    o->max_batch = j["max_batch"].get<std::uint64_t>();
+  }
+  return Status::OK();
+}
+
 std::string CollectionManager::LogPath(const std::string& name) const {
   return data_dir_ + "/ids/" + name + ".log";
 }
@@ -160,6 +199,7 @@ Status CollectionManager::OpenAll() {
     if (!entry.is_directory() || !CheckName(name).ok()) continue;
     CollectionOptions options;
     options.create_if_missing = false;
+    STRATA_RETURN_IF_ERROR(ReadOpenOptions(MetaPath(name), &options));
     Result<std::shared_ptr<ServedCollection>> sc = OpenOne(name, options);
     if (!sc.ok()) return sc.status();
     std::lock_guard<std::mutex> lock(mu_);
@@ -176,6 +216,7 @@ Status CollectionManager::Create(const std::string& name, const CollectionOption
   o.error_if_exists = true;
   std::error_code ec;
   fs::remove(LogPath(name), ec);  // a stale log of a dropped collection
+  STRATA_RETURN_IF_ERROR(WriteOpenOptions(MetaPath(name), o));
   Result<std::shared_ptr<ServedCollection>> sc = OpenOne(name, o);
   if (!sc.ok()) {
     fs::remove_all(CollectionDir(name), ec);
@@ -207,6 +248,7 @@ Result<bool> CollectionManager::Drop(const std::string& name) {
   fs::remove_all(CollectionDir(name), ec);
   if (ec) return Status::IOError("remove " + CollectionDir(name) + ": " + ec.message());
   fs::remove(LogPath(name), ec);
+  fs::remove(MetaPath(name), ec);
   return true;
 }
 

@@ -5,6 +5,7 @@
 // append-only log in <data>/ids/<name>.log ("+id" before an upsert, "-id"
 // after a delete). The log may list ids a crash kept out of the collection;
 // at open each listed id is checked with Collection::Get, so the set is exact.
+// <data>/ids/<name>.options.json keeps the per-open options it was created with.
 #ifndef STRATA_SERVER_COLLECTION_MANAGER_H_
 #define STRATA_SERVER_COLLECTION_MANAGER_H_
 
@@ -38,6 +39,11 @@ class ServedCollection {
   // Up to `max` ids >= `from`, ascending.
   std::vector<VectorId> IdsFrom(VectorId from, std::size_t max) const;
   std::uint64_t size() const;
+  // Held (shared) by every request for its whole use of the collection, so
+  // that Close (exclusive) never races a search: Collection::Close must not.
+  // The lock does not own the collection; check closed() once holding it.
+  std::shared_lock<std::shared_mutex> Use() const { return std::shared_lock(life_mu_); }
+  bool closed() const { return closed_; }
   Status Close();
 
  private:
@@ -49,6 +55,8 @@ class ServedCollection {
   mutable std::shared_mutex ids_mu_;
   std::FILE* log_;
   std::set<VectorId> ids_;
+  mutable std::shared_mutex life_mu_;
+  bool closed_ = false;  // guarded by life_mu_
 };
 
 class CollectionManager {
@@ -73,6 +81,9 @@ class CollectionManager {
                                                     const CollectionOptions& options);
   std::string CollectionDir(const std::string& name) const;
   std::string LogPath(const std::string& name) const;
+  std::string MetaPath(const std::string& name) const;
+  static Status WriteOpenOptions(const std::string& path, const CollectionOptions& o);
+  static Status ReadOpenOptions(const std::string& path, CollectionOptions* o);
 
   std::string data_dir_;
   mutable std::mutex mu_;

@@ -178,6 +178,8 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
     default: {
       std::shared_ptr<ServedCollection> c = manager_->Get(name);
       if (c == nullptr) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
+      const auto in_use = c->Use();
+      if (c->closed()) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
       switch (route->id) {
         case kCreateIndex: reply = CreateIndex(*c, req); break;
         case kUpsert: reply = Upsert(*c, req, wait); break;
@@ -271,6 +273,8 @@ Reply Handlers::CreateCollection(const std::string& name, const json& body) {
 Reply Handlers::CollectionInfo(const std::string& name) {
   std::shared_ptr<ServedCollection> c = manager_->Get(name);
   if (c == nullptr) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
+  const auto in_use = c->Use();
+  if (c->closed()) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
   const CollectionStats st = c->collection().Stats();
   json schema = json::object();
   for (const PayloadFieldSpec& f : st.payload_fields) {
@@ -316,7 +320,10 @@ Reply Handlers::MetricsText() {
   out << "# TYPE strata_collection_points gauge\n";
   std::vector<std::pair<std::string, CollectionStats>> stats;
   for (const std::string& n : manager_->Names()) {
-    if (auto c = manager_->Get(n)) stats.emplace_back(n, c->collection().Stats());
+    if (auto c = manager_->Get(n)) {
+      const auto in_use = c->Use();
+      if (!c->closed()) stats.emplace_back(n, c->collection().Stats());
+    }
   }
   for (const auto& [n, st] : stats) out << "strata_collection_points{collection=\"" << n << "\"} " << st.live << "\n";
   out << "# TYPE strata_collection_ram_bytes gauge\n";

@@ -127,5 +127,17 @@ TEST_F(HandlersTest, PointsSearchScrollCountSurviveReopen) {
   EXPECT_EQ(Call("POST", "/collections/c/points/search", {{"vector", {0, 0}}, {"limit", 100000}}).first, 400);
 }
 
+TEST_F(HandlersTest, StrataOptionsSurviveRestart) {
+  ASSERT_EQ(Call("PUT", "/collections/t", {{"vectors", {{"size", 2}, {"distance", "Euclid"}}},
+                                           {"strata", {{"flat_threshold", 300}, {"durability", "sync"}}}}).first, 200);
+  Reopen();  // the threshold must come back from the options file, not the default 1024
+  json points = json::array();
+  for (int i = 0; i < 300; ++i) points.push_back({{"id", i}, {"vector", {i, i % 7}}});
+  ASSERT_EQ(Call("PUT", "/collections/t/points", {{"points", points}}).first, 200);
+  auto [s, r] = Call("GET", "/collections/t");
+  ASSERT_EQ(s, 200);
+  EXPECT_GT(r["result"]["config"]["strata"]["index_version"].get<int>(), 0) << r.dump();
+}
+
 }  // namespace
 }  // namespace strata::server
