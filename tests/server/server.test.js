@@ -187,3 +187,31 @@ test('api key: missing 401, wrong 403, right 200', async () => {
   assert.equal(await s.exited, 0);
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('limits: body size, batch size, limit, dimension are 4xx in Qdrant\'s error shape', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-serve-limits-'));
+  const s = await startServer(['--data', dir, '--max-body-bytes', '4096', '--max-batch', '5', '--max-limit', '20']);
+  assert.ok(!s.failed, s.stderr());
+  const base = `http://127.0.0.1:${s.port}/collections/l`;
+  const call = async (method, path, body) => {
+    const r = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : null };
+  };
+  assert.equal((await call('PUT', '', { vectors: { size: 2, distance: 'Dot' } })).status, 200);
+  const dim = await call('PUT', '', { vectors: { size: 100000000, distance: 'Dot' } });
+  assert.equal(dim.status, 400);
+  const big = await call('PUT', '/points', { points: [{ id: 1, vector: [1, 2], payload: { pad: 'x'.repeat(8000) } }] });
+  assert.equal(big.status, 413);
+  assert.match(big.body.status.error, /too large/);
+  const points = Array.from({ length: 6 }, (_, i) => ({ id: i, vector: [1, i] }));
+  const batch = await call('PUT', '/points', { points });
+  assert.equal(batch.status, 400);
+  assert.match(batch.body.status.error, /limit of 5/);
+  const limit = await call('POST', '/points/search', { vector: [1, 0], limit: 21 });
+  assert.equal(limit.status, 400);
+  assert.match(limit.body.status.error, /limit/);
+  s.proc.kill('SIGTERM');
+  assert.equal(await s.exited, 0);
+  rmSync(dir, { recursive: true, force: true });
+});
