@@ -15,7 +15,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";  // loopback unless asked: other hosts need api_key
   int port = 6333;
   std::string api_key;             // empty: no key (only allowed on loopback)
-  unsigned threads = 0;            // request worker threads (0 = hardware threads)
+  unsigned threads = 0;            // request worker threads (0 = 4 per core, at least 8)
   // Limits; each exceeded one is a 4xx naming it.
   std::uint64_t max_body_bytes = 64ull << 20;
   std::uint64_t max_batch = 10000;       // points per upsert/delete/retrieve, queries per batch

@@ -69,8 +69,12 @@ Status Serve(const ServerOptions& options) {
   Handlers handlers(&manager, options);
 
   httplib::Server http;
-  const unsigned threads = options.threads ? options.threads
-                                           : std::max(2u, std::thread::hardware_concurrency());
+  // httplib gives each connection a worker for its whole keep-alive life, so
+  // idle keep-alive clients hold workers: the default pool is 4 per core (at
+  // least 8) rather than 1, and idle connections are dropped after 5 s.
+  const unsigned threads = options.threads
+                               ? options.threads
+                               : std::max(8u, 4 * std::thread::hardware_concurrency());
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(options.max_body_bytes);
   http.set_read_timeout(options.read_timeout_s, 0);

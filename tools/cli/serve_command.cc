@@ -21,7 +21,7 @@ void AddServeCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--port", opts->port, "TCP port")->capture_default_str();
   cmd->add_option("--api-key-file", *key_file, "File holding the API key (else env STRATA_API_KEY)");
-  cmd->add_option("--threads", opts->threads, "Request worker threads (0 = all cores)");
+  cmd->add_option("--threads", opts->threads, "Request worker threads (0 = 4 per core, at least 8)");
   cmd->add_option("--max-body-bytes", opts->max_body_bytes, "Largest request body")->capture_default_str();
   cmd->add_option("--max-batch", opts->max_batch, "Most points or queries per request")->capture_default_str();
   cmd->add_option("--max-limit", opts->max_limit, "Largest limit (+ offset) of a search or scroll")
