@@ -6,7 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   liburing-dev libaio-dev libopenblas-dev libeigen3-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  librocksdb-dev
+  librocksdb-dev libcpp-httplib-dev
   python3-dev pybind11-dev python3-numpy python3-pytest
   python3-pip python3-venv python3-setuptools python3-wheel
   # what big-ann-benchmarks' harness imports (tests/harness runs it with --nodocker)

@@ -26,6 +26,7 @@ void AddBuildCommand(CLI::App& root, CommandAction* action);
 void AddSearchCommand(CLI::App& root, CommandAction* action);
 void AddBenchCommand(CLI::App& root, CommandAction* action);
 void AddCollectionCommand(CLI::App& root, CommandAction* action);
+void AddServeCommand(CLI::App& root, CommandAction* action);
 
 }  // namespace strata::cli
 

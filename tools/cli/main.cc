@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   strata::cli::AddSearchCommand(app, &action);
   strata::cli::AddBenchCommand(app, &action);
   strata::cli::AddCollectionCommand(app, &action);
+  strata::cli::AddServeCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,95 @@
+// The collections one server holds: each a strata::Collection directory
+// under <data>/collections/<name>, reopened at start, plus the ids each
+// holds. Collection has no way to enumerate its ids, and count/scroll need
+// them, so the server keeps a sorted id set per collection, backed by an
+// append-only log in <data>/ids/<name>.log ("+id" before an upsert, "-id"
+// after a delete). The log may list ids a crash kept out of the collection;
+// at open each listed id is checked with Collection::Get, so the set is exact.
+// <data>/ids/<name>.options.json keeps the per-open options it was created with.
+#ifndef STRATA_SERVER_COLLECTION_MANAGER_H_
+#define STRATA_SERVER_COLLECTION_MANAGER_H_
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/collection.h"
+#include "strata/result.h"
+
+namespace strata::server {
+
+class ServedCollection {
+ public:
+  ServedCollection(std::string name, std::unique_ptr<Collection> c, std::FILE* log,
+                   std::set<VectorId> ids);
+  ~ServedCollection();
+
+  const std::string& name() const { return name_; }
+  Collection& collection() { return *collection_; }
+  // Upsert/Delete through here keep the id set in step with the collection.
+  Status Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
+                std::span<const std::string> payloads);
+  Result<std::uint64_t> Delete(std::span<const VectorId> ids);
+  // Up to `max` ids >= `from`, ascending.
+  std::vector<VectorId> IdsFrom(VectorId from, std::size_t max) const;
+  std::uint64_t size() const;
+  // Held (shared) by every request for its whole use of the collection, so
+  // that Close (exclusive) never races a search: Collection::Close must not.
+  // The lock does not own the collection; check closed() once holding it.
+  std::shared_lock<std::shared_mutex> Use() const { return std::shared_lock(life_mu_); }
+  bool closed() const { return closed_; }
+  Status Close();
+
+ private:
+  Status AppendLog(char op, std::span<const VectorId> ids);
+
+  std::string name_;
+  std::unique_ptr<Collection> collection_;
+  std::mutex write_mu_;  // one writer at a time: log order == collection order
+  mutable std::shared_mutex ids_mu_;
+  std::FILE* log_;
+  std::set<VectorId> ids_;
+  mutable std::shared_mutex life_mu_;
+  bool closed_ = false;  // guarded by life_mu_
+};
+
+class CollectionManager {
+ public:
+  explicit CollectionManager(std::string data_dir) : data_dir_(std::move(data_dir)) {}
+  // Opens every collection directory under <data>/collections.
+  Status OpenAll();
+  // InvalidArgument for a bad name; Busy ("already exists") if present.
+  Status Create(const std::string& name, const CollectionOptions& options);
+  std::shared_ptr<ServedCollection> Get(const std::string& name) const;
+  // False if absent.
+  Result<bool> Drop(const std::string& name);
+  std::vector<std::string> Names() const;
+  // Closes (flushes) every collection.
+  Status CloseAll();
+
+  // Letters, digits, '_', '-', '.', 1..255 chars, not "." or "..".
+  static Status CheckName(const std::string& name);
+
+ private:
+  Result<std::shared_ptr<ServedCollection>> OpenOne(const std::string& name,
+                                                    const CollectionOptions& options);
+  std::string CollectionDir(const std::string& name) const;
+  std::string LogPath(const std::string& name) const;
+  std::string MetaPath(const std::string& name) const;
+  static Status WriteOpenOptions(const std::string& path, const CollectionOptions& o);
+  static Status ReadOpenOptions(const std::string& path, CollectionOptions* o);
+
+  std::string data_dir_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<ServedCollection>> collections_;
+};
+
+}  // namespace strata::server
+
+#endif  // STRATA_SERVER_COLLECTION_MANAGER_H_

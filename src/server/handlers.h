@@ -1,0 +1,76 @@
+// The endpoints of `strata serve`: each maps a Qdrant REST request (method,
+// path, JSON body, query parameters) to calls on the collections and builds
+// Qdrant's response JSON. Independent of the HTTP library, so that tests
+// drive it directly.
+#ifndef STRATA_SERVER_HANDLERS_H_
+#define STRATA_SERVER_HANDLERS_H_
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/collection_manager.h"
+#include "server/qdrant_json.h"
+#include "strata/server.h"
+
+namespace strata::server {
+
+struct Reply {
+  int status = 0;  // 0: not yet decided
+  std::string body;
+  std::string content_type = "application/json";
+};
+Reply ErrorReply(int status, const std::string& message);
+// The HTTP status of a failed Status: 400 for bad input, 404, 409, 500 ...
+int HttpStatusOf(const Status& s);
+
+// Requests and latency per endpoint, for /metrics.
+class Metrics {
+ public:
+  void Record(const std::string& endpoint, int status, double seconds);
+  std::string Prometheus() const;
+
+ private:
+  struct Entry {
+    std::uint64_t count = 0;
+    std::uint64_t errors = 0;
+    double seconds = 0;
+  };
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+};
+
+class Handlers {
+ public:
+  Handlers(CollectionManager* manager, const ServerOptions& options)
+      : manager_(manager), options_(options) {}
+  // `endpoint` receives the route's pattern (e.g. "/collections/{name}/points/search").
+  Reply Dispatch(const std::string& method, const std::string& path, const std::string& body,
+                 const std::multimap<std::string, std::string>& params, std::string* endpoint);
+  Metrics& metrics() { return metrics_; }
+  void SetReady(bool ready) { ready_ = ready; }
+
+ private:
+  Reply CreateCollection(const std::string& name, const json& body);
+  Reply CollectionInfo(const std::string& name);
+  Reply CreateIndex(ServedCollection& c, const json& body);
+  Reply Upsert(ServedCollection& c, const json& body, bool wait);
+  Reply DeletePoints(ServedCollection& c, const json& body, bool wait);
+  Reply Retrieve(ServedCollection& c, const json& body);
+  Reply Count(ServedCollection& c, const json& body);
+  Reply Scroll(ServedCollection& c, const json& body);
+  // One search request (the /search shape or the /query shape) -> its points.
+  Result<json> SearchOne(ServedCollection& c, const json& req, bool query_api);
+  Reply MetricsText();
+
+  CollectionManager* manager_;
+  ServerOptions options_;
+  Metrics metrics_;
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace strata::server
+
+#endif  // STRATA_SERVER_HANDLERS_H_
