@@ -103,6 +103,16 @@ struct SearchParams {
   // filter track's faiss baseline does). Others ignore it and walk; the
   // filter decides what is returned either way. Not owned.
   const std::vector<std::uint64_t>* restrict_to = nullptr;
+  // The fraction of the index the filter passes, when the caller knows it
+  // (a payload index's bound; 1 = unknown or all). A filtered walk returns
+  // only passing points, so it needs about k / f candidates to find k:
+  // graph searches widen L to 2 k / f (at most 8 L), IVF searches probe
+  // 0.1 / f times more clusters (at most 16x). Both at least as given.
+  float filter_fraction = 1.0f;
+  // The list size and the clusters probed after filter_fraction (nprobe 0:
+  // the index's default, `default_nprobe`).
+  std::uint32_t EffectiveListSize() const;
+  std::uint32_t EffectiveNprobe(std::uint32_t default_nprobe) const;
 
   // InvalidArgument naming the bad field.
   Status Validate() const;

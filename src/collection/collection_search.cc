@@ -163,11 +163,12 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
 // checked inside the walk.
 Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
                    std::span<const float> query, const CollectionSearchParams& params,
-                   PayloadTest* test, const FilterCandidates* candidates,
+                   PayloadTest* test, const FilterCandidates* candidates, float filter_fraction,
                    std::vector<Hit>* hits, QueryStats* qs) {
   const collection::IndexVersion& v = *snap.state->version;
   const std::uint32_t k = params.index.k;
   SearchParams p = params.index;
+  p.filter_fraction = filter_fraction;
   p.list_size = std::max(p.list_size, k);
   // The filter's candidates as index rows: a graph ranks only those; other
   // indexes walk with them as a bitmap, rejecting the rest at a bit test.
@@ -178,6 +179,7 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
     }
     if (v.index().ranks_restricted()) {
       p.restrict_to = &rows;
+      p.filter_fraction = 1.0f;  // every row it ranks passes
     } else {
       bits.assign((v.size() + 63) / 64, 0);
       for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
@@ -269,8 +271,22 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
     // The graph ranks the candidates by code and reads the best L from SSD;
     // the pending list (and the flat phase) is scanned exactly anyway.
     if (version != nullptr) {
+      // How selective the filter is, as far as the payload index can bound
+      // it: the walk widens (L, nprobe) to find k passing points.
+      float fraction = 1.0f;
+      if (filtered) {
+        const double live = static_cast<double>(std::max<std::uint64_t>(1, m.live.load()));
+        std::optional<std::uint64_t> bound;
+        if (candidates) {
+          bound = candidates->ids.size();
+        } else {
+          bound = snap.payload_index->UpperBound(params.filter->root());
+        }
+        if (bound) fraction = static_cast<float>(std::clamp(*bound / live, 1e-6, 1.0));
+      }
       STRATA_RETURN_IF_ERROR(SearchIndex(m, snap, query, params, test ? &*test : nullptr,
-                                         candidates ? &*candidates : nullptr, &hits, &qs));
+                                         candidates ? &*candidates : nullptr, fraction, &hits,
+                                         &qs));
     }
     SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
   }

@@ -384,10 +384,12 @@ Status GraphSearchContext::RunPipelined(const SearchParams& params, QueryStats* 
   return Status::OK();
 }
 
-Status GraphSearchContext::Search(std::span<const float> query, const SearchParams& params,
+Status GraphSearchContext::Search(std::span<const float> query, const SearchParams& given,
                                   std::span<VectorId> ids, std::span<float> distances,
                                   QueryStats* stats) {
   const Timer timer;
+  SearchParams params = given;
+  params.list_size = given.EffectiveListSize();
   QueryStats unused;
   if (stats == nullptr) stats = &unused;  // the costs are counted either way
   STRATA_RETURN_IF_ERROR(Prepare(query, params, stats));

@@ -186,7 +186,7 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   for (std::uint32_t i = inflight_limit_; i-- > 0;) free_slots_.push_back(i);
   queue_->ResetStats();
 
-  const std::uint32_t nprobe = params.nprobe ? params.nprobe : index_.default_nprobe;
+  const std::uint32_t nprobe = params.EffectiveNprobe(index_.default_nprobe);
   index_.coarse->Search(query_.data(), nprobe, &coarse_scratch_, &hits_);
   Status st = Scan(params);
   const Timer drain;

@@ -1,12 +1,32 @@
 // SearchParams validation and the IVF pipeline names: shared by every index
 // type's search.
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "strata/search.h"
 
 namespace strata {
 
+std::uint32_t SearchParams::EffectiveListSize() const {
+  if (filter == nullptr || !(filter_fraction > 0.0f) || filter_fraction >= 1.0f) return list_size;
+  const double wanted = 2.0 * k / filter_fraction;
+  const double capped = std::min<double>(wanted, 8.0 * list_size);
+  return std::min<std::uint32_t>(kMaxListSize,
+                                 std::max<std::uint32_t>(list_size, static_cast<std::uint32_t>(std::lround(capped))));
+}
+
+std::uint32_t SearchParams::EffectiveNprobe(std::uint32_t default_nprobe) const {
+  const std::uint32_t base = nprobe ? nprobe : default_nprobe;
+  if (filter == nullptr || !(filter_fraction > 0.0f) || filter_fraction >= 1.0f) return base;
+  const double scale = std::clamp(0.1 / filter_fraction, 1.0, 16.0);
+  return static_cast<std::uint32_t>(std::ceil(base * scale - 1e-3));
+}
+
 Status SearchParams::Validate() const {
+  if (!(filter_fraction > 0.0f && filter_fraction <= 1.0f)) {
+    return Status::InvalidArgument("filter_fraction must be in (0, 1]");
+  }
   if (k == 0) return Status::InvalidArgument("k must be at least 1");
   if (k > kMaxK) {
     return Status::InvalidArgument("k " + std::to_string(k) + " is above the limit of " +
