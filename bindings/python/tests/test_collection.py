@@ -289,7 +289,9 @@ def test_payload_index_and_exact_scan(coll_path, rng):
         assert st["payload_index_bytes"] > 3000 * 16
         ids, _, qs = col.search(queries, k=10, filter=flt, return_stats=True)  # the exact scan
         np.testing.assert_array_equal(ids, keep[want])
-        assert (qs["filter_candidates"] == 30).all() and (qs["pages_read"] == 0).all()
+        # the graph ranks the 30 candidates by code and reads at most L = 50 of them
+        assert (qs["filter_candidates"] == 30).all()
+        assert (qs["pages_read"] > 0).all() and (qs["pages_read"] <= 50).all()
         assert (qs["payload_reads"] == 0).all() and (qs["latency_us"] > 0).all()
         ids, _ = col.search(queries, k=10, filter=flt, exact_scan_limit=0, L=200)  # the walk
         assert set(ids.ravel()) <= set(keep.tolist()) | {strata.NO_ID}
