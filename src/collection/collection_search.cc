@@ -44,9 +44,9 @@ class PayloadTest {
     }
     return it->second;  // a record gone since the snapshot: deleted, not returned
   }
-  // The test on a record already read (the exact scan's).
+  // The test on a record already read (the exact scan's), when it needs
+  // the payload (!in_ram()).
   bool OnRecord(VectorId id, std::string_view payload) {
-    if (in_ram()) return (*this)(id);
     ++payload_reads_;
     return filter_.Matches(id, payload);
   }
@@ -67,17 +67,21 @@ class PayloadTest {
   std::uint32_t payload_reads_ = 0;
 };
 
+// The filter's candidates, when the payload index bounds them
+// (CollectionSearchParams::exact_scan_limit): the ids that pass (`exact`)
+// when the payload index decides the filter, else a superset.
+struct FilterCandidates {
+  std::vector<VectorId> ids;
+  bool exact = false;
+};
+
 // The exact-scan fallback for an index that cannot rank a restricted set
 // (IVF): the k nearest of the candidates that pass, by exact distance on
 // their stored vectors (every live point has a record, so this is exact).
 Status ScanStoredRecords(const Collection::Impl& m, std::span<const float> query,
-                         const std::vector<VectorId>& candidates, PayloadTest* test,
+                         const FilterCandidates& candidates, PayloadTest* test,
                          std::vector<Hit>* hits, QueryStats* qs) {
-  std::vector<VectorId> ids;
-  ids.reserve(candidates.size());
-  for (VectorId id : candidates) {
-    if (!test->in_ram() || (*test)(id)) ids.push_back(id);
-  }
+  const std::vector<VectorId>& ids = candidates.ids;
   std::vector<std::string> values;
   const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
   const kernels::ErasedDistanceFn fn =
@@ -87,7 +91,7 @@ Status ScanStoredRecords(const Collection::Impl& m, std::span<const float> query
     if (st[i].IsNotFound()) continue;  // deleted (or a stale list entry)
     STRATA_RETURN_IF_ERROR(FromRocks(st[i], "search: reading record " + std::to_string(ids[i])));
     STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i], m.vector_bytes));
-    if (!test->OnRecord(ids[i], rec.payload)) continue;
+    if (!candidates.exact && !test->OnRecord(ids[i], rec.payload)) continue;
     m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
     hits->emplace_back(fn(query.data(), row.data(), m.stored.dim), ids[i]);
     ++qs->full_distances;
@@ -119,14 +123,6 @@ class FilteredSlots final : public IdFilter {
   PayloadTest* test_;
   const std::vector<std::uint64_t>* bits_;
   bool bits_exact_;
-};
-
-// The filter's candidates, when the payload index bounds them
-// (CollectionSearchParams::exact_scan_limit): the ids that pass (`exact`)
-// when the payload index decides the filter, else a superset.
-struct FilterCandidates {
-  std::vector<VectorId> ids;
-  bool exact = false;
 };
 
 // Below this many candidates an IVF version's search reads their stored
@@ -266,7 +262,7 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   if (candidates && version != nullptr && !version->index().ranks_restricted() &&
       candidates->ids.size() <= kStoredScanMax) {
     // IVF, few candidates: their stored vectors, exact.
-    STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, candidates->ids, &*test, &hits, &qs));
+    STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *candidates, &*test, &hits, &qs));
   } else {
     // The graph ranks the candidates by code and reads the best L from SSD;
     // the pending list (and the flat phase) is scanned exactly anyway.

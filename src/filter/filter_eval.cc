@@ -33,30 +33,7 @@ bool AnyEquals(const std::vector<Value>& values, const json& stored) {
 }
 
 bool EvaluateFilter(const Node& n, VectorId id, const json* payload) {
-  for (const Node& c : n.must) {
-    if (!Evaluate(c, id, payload)) return false;
-  }
-  for (const Node& c : n.must_not) {
-    if (Evaluate(c, id, payload)) return false;
-  }
-  if (!n.should.empty()) {
-    bool any = false;
-    for (const Node& c : n.should) {
-      if (Evaluate(c, id, payload)) {
-        any = true;
-        break;
-      }
-    }
-    if (!any) return false;
-  }
-  if (n.min_count > 0) {
-    std::uint64_t passed = 0;
-    for (const Node& c : n.min_should) {
-      if (Evaluate(c, id, payload) && ++passed >= n.min_count) break;
-    }
-    if (passed < n.min_count) return false;
-  }
-  return true;
+  return CombineClauses(n, [&](const Node& c) { return Evaluate(c, id, payload); });
 }
 
 }  // namespace

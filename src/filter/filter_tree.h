@@ -66,6 +66,38 @@ struct Node {
 void Resolve(const nlohmann::json& root, const std::vector<std::string>& path,
              std::vector<const nlohmann::json*>* out);
 
+// A filter node's clauses combined: every `must` holds, no `must_not`
+// does, some `should` does (when any), at least min_count of `min_should`.
+// `holds(child)` decides one child; shared by the JSON evaluator and the
+// payload index's.
+template <typename Holds>
+bool CombineClauses(const Node& n, Holds&& holds) {
+  for (const Node& c : n.must) {
+    if (!holds(c)) return false;
+  }
+  for (const Node& c : n.must_not) {
+    if (holds(c)) return false;
+  }
+  if (!n.should.empty()) {
+    bool any = false;
+    for (const Node& c : n.should) {
+      if (holds(c)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return false;
+  }
+  if (n.min_count > 0) {
+    std::uint64_t passed = 0;
+    for (const Node& c : n.min_should) {
+      if (holds(c) && ++passed >= n.min_count) break;
+    }
+    if (passed < n.min_count) return false;
+  }
+  return true;
+}
+
 // Whether `node` holds for the point `id` with `payload` (null: none, or
 // not an object).
 bool Evaluate(const Node& node, VectorId id, const nlohmann::json* payload);

@@ -351,40 +351,12 @@ bool PayloadIndex::ValueEquals(const BoundFilter& f, const Value& v, const Leaf&
   return false;
 }
 
-bool PayloadIndex::EvaluateClauses(const BoundFilter& f, const Node& n, VectorId id,
-                                   const std::vector<Leaf>* row) const {
-  for (const Node& c : n.must) {
-    if (!Evaluate(f, c, id, row)) return false;
-  }
-  for (const Node& c : n.must_not) {
-    if (Evaluate(f, c, id, row)) return false;
-  }
-  if (!n.should.empty()) {
-    bool any = false;
-    for (const Node& c : n.should) {
-      if (Evaluate(f, c, id, row)) {
-        any = true;
-        break;
-      }
-    }
-    if (!any) return false;
-  }
-  if (n.min_count > 0) {
-    std::uint64_t passed = 0;
-    for (const Node& c : n.min_should) {
-      if (Evaluate(f, c, id, row) && ++passed >= n.min_count) break;
-    }
-    if (passed < n.min_count) return false;
-  }
-  return true;
-}
-
 // Mirrors filter::Evaluate (filter_eval.cc) on the indexed leaves.
 bool PayloadIndex::Evaluate(const BoundFilter& f, const Node& n, VectorId id,
                             const std::vector<Leaf>* row) const {
   switch (n.kind) {
     case NodeKind::kFilter:
-      return EvaluateClauses(f, n, id, row);
+      return CombineClauses(n, [&](const Node& c) { return Evaluate(f, c, id, row); });
     case NodeKind::kHasId:
       return std::binary_search(n.ids.begin(), n.ids.end(), id);
     default:
@@ -487,19 +459,20 @@ std::optional<std::uint64_t> PayloadIndex::Bound(const Node& n) const {
   // A conjunction passes no more points than its most selective part; a
   // disjunction no more than all its parts together.
   for (const Node& c : n.must) consider(Bound(c));
-  auto sum = [&](const std::vector<Node>& list) -> std::optional<std::uint64_t> {
-    if (list.empty()) return std::nullopt;
-    std::uint64_t total = 0;
-    for (const Node& c : list) {
-      auto b = Bound(c);
-      if (!b) return std::nullopt;
-      total += *b;
-    }
-    return total;
-  };
-  consider(sum(n.should));
-  if (n.min_count > 0) consider(sum(n.min_should));
+  consider(SumBounds(n.should));
+  if (n.min_count > 0) consider(SumBounds(n.min_should));
   return best;
+}
+
+std::optional<std::uint64_t> PayloadIndex::SumBounds(const std::vector<Node>& list) const {
+  if (list.empty()) return std::nullopt;
+  std::uint64_t total = 0;
+  for (const Node& c : list) {
+    auto b = Bound(c);
+    if (!b) return std::nullopt;
+    total += *b;
+  }
+  return total;
 }
 
 bool PayloadIndex::Collect(const Node& n, std::size_t limit, std::vector<VectorId>* out) const {
@@ -526,16 +499,7 @@ bool PayloadIndex::Collect(const Node& n, std::size_t limit, std::vector<VectorI
     auto b = Bound(c);
     if (b && *b == *target) return Collect(c, limit, out);
   }
-  auto sum = [&](const std::vector<Node>& list) -> std::optional<std::uint64_t> {
-    std::uint64_t total = 0;
-    for (const Node& c : list) {
-      auto b = Bound(c);
-      if (!b) return std::nullopt;
-      total += *b;
-    }
-    return total;
-  };
-  const bool by_should = !n.should.empty() && sum(n.should) == target;
+  const bool by_should = SumBounds(n.should) == target;
   for (const Node& c : by_should ? n.should : n.min_should) {
     if (!Collect(c, limit, out)) return false;
   }

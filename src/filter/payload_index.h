@@ -139,12 +139,12 @@ class PayloadIndex {
   int FieldOf(const std::vector<std::string>& path) const;
   bool Evaluate(const BoundFilter& f, const Node& n, VectorId id,
                 const std::vector<Leaf>* row) const;
-  bool EvaluateClauses(const BoundFilter& f, const Node& n, VectorId id,
-                       const std::vector<Leaf>* row) const;
   bool ValueEquals(const BoundFilter& f, const Value& v, const Leaf& leaf) const;
   // The keys `n` (a match value/any on a posted field) is the union of.
   bool MatchKeys(const Node& n, std::vector<Key>* keys) const;  // under lists_mu_
   std::optional<std::uint64_t> Bound(const Node& n) const;      // under lists_mu_
+  // The bound of a disjunction (nullopt when empty or any part unbounded).
+  std::optional<std::uint64_t> SumBounds(const std::vector<Node>& list) const;
   bool Collect(const Node& n, std::size_t limit, std::vector<VectorId>* out) const;
 
   std::vector<PayloadFieldSpec> fields_;
