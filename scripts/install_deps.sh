@@ -13,6 +13,9 @@ PACKAGES=(
   python3-scipy python3-h5py python3-yaml python3-psutil python3-docker python3-colors
   python3-requests python3-sklearn python3-pandas python3-matplotlib
   fio
+  # the server's tests and measurements: headless Chromium drives /dashboard,
+  # clang's libFuzzer runs the request-parsing fuzz target, wrk loads the server
+  chromium clang libclang-rt-14-dev wrk
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
