@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,22 @@ struct SearchParams {
   // filter track's faiss baseline does). Others ignore it and walk; the
   // filter decides what is returned either way. Not owned.
   const std::vector<std::uint64_t>* restrict_to = nullptr;
+  // The exact scan over restrict_to reads records in code order and stops
+  // once this many passing records in a row leave the exact top-k
+  // unchanged (the convergence rule of NAVIS's speculative re-ranking;
+  // Sun et al., "NAVIS: Concurrent Search and Update with Low
+  // Position-Seeking Overhead in On-SSD Graph-Based Vector Search"), rather
+  // than reading all of the best list_size. 0: read them all.
+  std::uint32_t exact_scan_patience = 16;
+  // Rows that pass the filter, when the caller can list some (a sample of an
+  // inverted list): a filtered walk on a graph with codes in RAM also starts
+  // from them, ranked by code, so that it begins among passing points rather
+  // than only at the unfiltered nearest ones (the per-label start points of
+  // Gollapudi et al., "Filtered-DiskANN: Graph Algorithms for Approximate
+  // Nearest Neighbor Search with Filters", WWW 2023, for any filter). At
+  // most kMaxEntryRows are used. Not owned.
+  static constexpr std::size_t kMaxEntryRows = 256;
+  const std::vector<std::uint64_t>* entry_rows = nullptr;
   // The fraction of the index the filter passes, when the caller knows it
   // (a payload index's bound; 1 = unknown or all). A filtered walk returns
   // only passing points, so it needs about k / f candidates to find k:
@@ -117,6 +134,10 @@ struct SearchParams {
   // InvalidArgument naming the bad field.
   Status Validate() const;
 };
+
+// At most SearchParams::kMaxEntryRows of `rows`, evenly spaced over it (all
+// of them when there are fewer): entry rows for a filtered walk.
+std::vector<std::uint64_t> SampleEntryRows(std::span<const std::uint64_t> rows);
 
 // What one query cost; summed/averaged by the benchmark harness.
 struct QueryStats {

@@ -75,6 +75,25 @@ struct FilterCandidates {
   bool exact = false;
 };
 
+// How a filtered search goes: the exact scan of `candidates`, or a walk
+// widened for the fraction of points that pass and started among
+// `entry_ids` (passing points, when a sample found some).
+struct FilterPlan {
+  std::optional<FilterCandidates> candidates;
+  float fraction = 1.0f;
+  std::vector<VectorId> entry_ids;
+};
+
+// Sampled ids of the payload index's candidates checked per query: a few
+// microseconds in RAM, enough to tell a filter that passes 1 % of its
+// candidates from one that passes them all.
+constexpr std::size_t kCandidateSample = 256;
+// A filter the sample estimates at most exact_scan_limit points pass is
+// listed and checked whole when its candidates number at most this many
+// times the limit (an AND of common values): checking them in RAM costs
+// less than a walk that few points pass.
+constexpr std::uint64_t kCheckWholeFactor = 16;
+
 // The exact-scan fallback for an index that cannot rank a restricted set
 // (IVF): the k nearest of the candidates that pass, by exact distance on
 // their stored vectors (every live point has a record, so this is exact).
@@ -155,17 +174,79 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
   return Status::OK();
 }
 
+// Decides how a filtered search goes (FilterPlan). Candidates within the
+// limit are listed (and checked in RAM when the payload index decides the
+// filter). Otherwise, when it decides it, a sample of the candidates
+// estimates how many pass: few (an AND of common values) and the candidates
+// are listed and checked whole for the exact scan; more and the walk gets
+// the estimated fraction and the sample's passing points as entry points.
+void PlanFilter(const Collection::Impl& m, const PayloadFilter& filter, std::uint64_t limit,
+                const filter::PayloadIndex& index, PayloadTest* test, FilterPlan* plan) {
+  const double live = static_cast<double>(std::max<std::uint64_t>(1, m.live.load()));
+  auto list_exact = [&](std::uint64_t bound) {
+    auto ids = index.Candidates(filter.root(), bound);
+    if (!ids) return;
+    plan->candidates.emplace();
+    plan->candidates->ids = std::move(*ids);
+    if (test->in_ram()) {
+      std::erase_if(plan->candidates->ids, [&](VectorId id) { return !(*test)(id); });
+      plan->candidates->exact = true;
+    }
+    // An index that walks with them as a bitmap widens for their share.
+    plan->fraction = static_cast<float>(
+        std::clamp(static_cast<double>(plan->candidates->ids.size()) / live, 1e-6, 1.0));
+  };
+  if (limit > 0) {
+    list_exact(limit);
+    if (plan->candidates) return;
+  }
+  if (!test->in_ram()) {
+    // Checking a sample would read stored payloads: the bound alone.
+    if (auto bound = index.UpperBound(filter.root())) {
+      plan->fraction = static_cast<float>(std::clamp(*bound / live, 1e-6, 1.0));
+    }
+    return;
+  }
+  auto sample = index.SampleCandidates(filter.root(), kCandidateSample);
+  if (!sample) return;  // nothing bounds it: an unwidened walk
+  if (sample->total == 0) {
+    plan->fraction = static_cast<float>(1e-6);
+    return;
+  }
+  std::sort(sample->ids.begin(), sample->ids.end());
+  sample->ids.erase(std::unique(sample->ids.begin(), sample->ids.end()), sample->ids.end());
+  const std::size_t drawn = sample->ids.size();
+  std::erase_if(sample->ids, [&](VectorId id) { return !(*test)(id); });
+  // Half a pass where none did: an estimate, not zero.
+  const double passing =
+      (static_cast<double>(sample->ids.size()) + (sample->ids.empty() ? 0.5 : 0.0)) *
+      static_cast<double>(sample->total) / static_cast<double>(drawn);
+  if (limit > 0 && passing <= static_cast<double>(limit) &&
+      sample->total <= kCheckWholeFactor * limit) {
+    list_exact(sample->total);
+    if (plan->candidates) return;
+  }
+  plan->fraction = static_cast<float>(std::clamp(passing / live, 1e-6, 1.0));
+  plan->entry_ids = std::move(sample->ids);
+}
+
 // The SSD index's part of a search: tombstones (and the filter, when given)
 // checked inside the walk.
 Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
                    std::span<const float> query, const CollectionSearchParams& params,
-                   PayloadTest* test, const FilterCandidates* candidates, float filter_fraction,
-                   std::vector<Hit>* hits, QueryStats* qs) {
+                   PayloadTest* test, const FilterPlan& plan, std::vector<Hit>* hits,
+                   QueryStats* qs) {
   const collection::IndexVersion& v = *snap.state->version;
   const std::uint32_t k = params.index.k;
   SearchParams p = params.index;
-  p.filter_fraction = filter_fraction;
+  p.filter_fraction = plan.fraction;
   p.list_size = std::max(p.list_size, k);
+  const FilterCandidates* candidates = plan.candidates ? &*plan.candidates : nullptr;
+  std::vector<std::uint64_t> entry_rows;
+  for (VectorId id : plan.entry_ids) {
+    if (auto slot = v.SlotOf(id)) entry_rows.push_back(*slot);
+  }
+  if (!entry_rows.empty()) p.entry_rows = &entry_rows;
   // The filter's candidates as index rows: a graph ranks only those; other
   // indexes walk with them as a bitmap, rejecting the rest at a bit test.
   std::vector<std::uint64_t> rows, bits;
@@ -238,51 +319,28 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   const bool filtered = params.filter != nullptr && !params.filter->empty();
   std::optional<PayloadTest> test;
   collection::IdPredicate accept;
-  // The exact-scan fallback (CollectionSearchParams::exact_scan_limit): the
-  // payload index bounds the passing points by few candidates.
-  std::optional<FilterCandidates> candidates;
+  // The exact-scan fallback (CollectionSearchParams::exact_scan_limit) when
+  // the payload index bounds the passing points by few candidates; else a
+  // walk, widened and seeded by what a sample of the candidates says.
+  FilterPlan plan;
   std::uint32_t listed = 0;
   if (filtered) {
     test.emplace(m, *params.filter, *snap.payload_index);
     accept = [&test](VectorId id) { return (*test)(id); };
-    if (params.exact_scan_limit > 0) {
-      auto ids = snap.payload_index->Candidates(params.filter->root(), params.exact_scan_limit);
-      if (ids) {
-        listed = static_cast<std::uint32_t>(ids->size());
-        candidates.emplace();
-        candidates->ids = std::move(*ids);
-        if (test->in_ram()) {
-          std::erase_if(candidates->ids, [&](VectorId id) { return !(*test)(id); });
-          candidates->exact = true;
-        }
-      }
-    }
+    PlanFilter(m, *params.filter, params.exact_scan_limit, *snap.payload_index, &*test, &plan);
+    if (plan.candidates) listed = static_cast<std::uint32_t>(plan.candidates->ids.size());
   }
   const collection::IndexVersion* version = snap.state->version.get();
-  if (candidates && version != nullptr && !version->index().ranks_restricted() &&
-      candidates->ids.size() <= kStoredScanMax) {
+  if (plan.candidates && version != nullptr && !version->index().ranks_restricted() &&
+      plan.candidates->ids.size() <= kStoredScanMax) {
     // IVF, few candidates: their stored vectors, exact.
-    STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *candidates, &*test, &hits, &qs));
+    STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *plan.candidates, &*test, &hits, &qs));
   } else {
-    // The graph ranks the candidates by code and reads the best L from SSD;
+    // The graph ranks the candidates by code and reads the best from SSD;
     // the pending list (and the flat phase) is scanned exactly anyway.
     if (version != nullptr) {
-      // How selective the filter is, as far as the payload index can bound
-      // it: the walk widens (L, nprobe) to find k passing points.
-      float fraction = 1.0f;
-      if (filtered) {
-        const double live = static_cast<double>(std::max<std::uint64_t>(1, m.live.load()));
-        std::optional<std::uint64_t> bound;
-        if (candidates) {
-          bound = candidates->ids.size();
-        } else {
-          bound = snap.payload_index->UpperBound(params.filter->root());
-        }
-        if (bound) fraction = static_cast<float>(std::clamp(*bound / live, 1e-6, 1.0));
-      }
-      STRATA_RETURN_IF_ERROR(SearchIndex(m, snap, query, params, test ? &*test : nullptr,
-                                         candidates ? &*candidates : nullptr, fraction, &hits,
-                                         &qs));
+      STRATA_RETURN_IF_ERROR(
+          SearchIndex(m, snap, query, params, test ? &*test : nullptr, plan, &hits, &qs));
     }
     SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
   }

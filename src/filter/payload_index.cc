@@ -475,33 +475,31 @@ std::optional<std::uint64_t> PayloadIndex::SumBounds(const std::vector<Node>& li
   return total;
 }
 
-bool PayloadIndex::Collect(const Node& n, std::size_t limit, std::vector<VectorId>* out) const {
+bool PayloadIndex::BoundingLists(const Node& n,
+                                 std::vector<const std::vector<VectorId>*>* out) const {
   if (n.kind == NodeKind::kHasId) {
-    if (n.ids.size() > limit) return false;
-    out->insert(out->end(), n.ids.begin(), n.ids.end());
+    out->push_back(&n.ids);
     return true;
   }
   std::vector<Key> keys;
   if (MatchKeys(n, &keys)) {
-    auto b = Bound(n);
-    if (!b || *b > limit) return false;
     for (const Key& k : keys) {
       auto it = postings_.find(k);
-      if (it != postings_.end()) out->insert(out->end(), it->second.ids.begin(), it->second.ids.end());
+      if (it != postings_.end()) out->push_back(&it->second.ids);
     }
     return true;
   }
   if (n.kind != NodeKind::kFilter) return false;
   const auto target = Bound(n);
-  if (!target || *target > limit) return false;
-  // Collect by the part that gave the bound.
+  if (!target) return false;
+  // The lists of the part that gave the bound.
   for (const Node& c : n.must) {
     auto b = Bound(c);
-    if (b && *b == *target) return Collect(c, limit, out);
+    if (b && *b == *target) return BoundingLists(c, out);
   }
   const bool by_should = SumBounds(n.should) == target;
   for (const Node& c : by_should ? n.should : n.min_should) {
-    if (!Collect(c, limit, out)) return false;
+    if (!BoundingLists(c, out)) return false;
   }
   return true;
 }
@@ -510,12 +508,36 @@ std::optional<std::vector<VectorId>> PayloadIndex::Candidates(const Node& root,
                                                                std::size_t limit) const {
   std::vector<VectorId> out;
   {
-    std::shared_lock<std::shared_mutex> lists(lists_mu_);
-    if (!Collect(root, limit, &out)) return std::nullopt;
+    std::shared_lock<std::shared_mutex> lock(lists_mu_);
+    const auto bound = Bound(root);
+    if (!bound || *bound > limit) return std::nullopt;
+    std::vector<const std::vector<VectorId>*> lists;
+    if (!BoundingLists(root, &lists)) return std::nullopt;
+    for (const auto* list : lists) out.insert(out.end(), list->begin(), list->end());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::optional<PayloadIndex::CandidateSample> PayloadIndex::SampleCandidates(const Node& root,
+                                                                            std::size_t n) const {
+  std::shared_lock<std::shared_mutex> lock(lists_mu_);
+  std::vector<const std::vector<VectorId>*> lists;
+  if (!BoundingLists(root, &lists)) return std::nullopt;
+  CandidateSample sample;
+  for (const auto* list : lists) sample.total += list->size();
+  const std::uint64_t take = std::min<std::uint64_t>(n, sample.total);
+  sample.ids.reserve(take);
+  // The i-th pick is entry i * total / take of the lists laid end to end.
+  std::size_t list = 0;
+  std::uint64_t before = 0;  // entries in lists[0, list)
+  for (std::uint64_t i = 0; i < take; ++i) {
+    const std::uint64_t at = i * sample.total / take;
+    while (at >= before + lists[list]->size()) before += lists[list++]->size();
+    sample.ids.push_back((*lists[list])[at - before]);
+  }
+  return sample;
 }
 
 std::optional<std::uint64_t> PayloadIndex::UpperBound(const Node& root) const {

@@ -99,6 +99,15 @@ class PayloadIndex {
   // An upper bound on how many points pass, from the same structure
   // (nullopt: no bound short of every point).
   std::optional<std::uint64_t> UpperBound(const Node& root) const;
+  // Up to `n` of the ids Candidates would list, however many there are,
+  // spread evenly over them (possibly repeated), and how many there are in
+  // all (UpperBound): a sample to estimate how many pass and to start a
+  // filtered walk from. nullopt where Candidates would have no bound.
+  struct CandidateSample {
+    std::vector<VectorId> ids;
+    std::uint64_t total = 0;
+  };
+  std::optional<CandidateSample> SampleCandidates(const Node& root, std::size_t n) const;
 
   std::uint64_t points() const;
   std::size_t MemoryBytes() const;
@@ -145,7 +154,9 @@ class PayloadIndex {
   std::optional<std::uint64_t> Bound(const Node& n) const;      // under lists_mu_
   // The bound of a disjunction (nullopt when empty or any part unbounded).
   std::optional<std::uint64_t> SumBounds(const std::vector<Node>& list) const;
-  bool Collect(const Node& n, std::size_t limit, std::vector<VectorId>* out) const;
+  // The id lists whose union bounds the points passing `n` (their sizes sum
+  // to Bound(n)); false where there is no bound.
+  bool BoundingLists(const Node& n, std::vector<const std::vector<VectorId>*>* out) const;
 
   std::vector<PayloadFieldSpec> fields_;
   std::vector<std::vector<std::string>> paths_;  // fields_[i]'s split path

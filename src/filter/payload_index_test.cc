@@ -114,6 +114,17 @@ void ExpectAgrees(const PayloadIndex& index, const std::vector<std::string>& pay
       }
       EXPECT_FALSE(index.Candidates(f->root(), 0).has_value() && !passing.empty());
     }
+    // The sample is drawn from the same lists: as many as asked (or all),
+    // each a candidate, out of UpperBound in all.
+    const auto sample = index.SampleCandidates(f->root(), 16);
+    EXPECT_EQ(sample.has_value(), bound_count.has_value());
+    if (sample && cands) {
+      EXPECT_EQ(sample->total, *bound_count);
+      EXPECT_EQ(sample->ids.size(), std::min<std::uint64_t>(16, sample->total));
+      for (VectorId id : sample->ids) {
+        EXPECT_TRUE(std::binary_search(cands->begin(), cands->end(), id)) << "id " << id;
+      }
+    }
   }
 }
 

@@ -104,7 +104,11 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   width_ = params.dynamic_width ? std::min(params.min_beam_width, params.beam_width)
                                 : params.beam_width;
   converged_ = false;
-  restricted_ = params.restrict_to != nullptr && index_.resident_codes() && index_.rows_mappable();
+  rows_seedable_ = index_.resident_codes() && index_.rows_mappable();
+  restricted_ = params.restrict_to != nullptr && rows_seedable_;
+  top_.clear();
+  top_k_ = params.k;
+  unchanged_run_ = 0;
   reads_in_ = reads_total_ = 0;
   taken_ = 0;
   recent_distances_.clear();
@@ -128,16 +132,28 @@ void GraphSearchContext::Seed(const SearchParams& params, QueryStats* stats) {
       list_.Insert(slot, quant::ComputeDistance(table_, code));
       ++stats->pq_distances;
     }
+    if (params.entry_rows != nullptr && rows_seedable_) SeedEntryRows(params, stats);
     if (list_.size() > 0) return;
   }
+  if (params.entry_rows != nullptr && rows_seedable_) SeedEntryRows(params, stats);
   offered_.Insert(index_.entry_point);
   list_.Insert(index_.entry_point, quant::ComputeDistance(table_, index_.entry_code.data()));
   ++stats->pq_distances;
 }
 
 void GraphSearchContext::SeedRestricted(const SearchParams& params, QueryStats* stats) {
+  SeedRows(*params.restrict_to, stats);
+}
+
+void GraphSearchContext::SeedEntryRows(const SearchParams& params, QueryStats* stats) {
+  const std::vector<std::uint64_t>& rows = *params.entry_rows;
+  SeedRows(std::span<const std::uint64_t>(rows.data(),
+                                          std::min(rows.size(), SearchParams::kMaxEntryRows)),
+           stats);
+}
+
+void GraphSearchContext::SeedRows(std::span<const std::uint64_t> rows, QueryStats* stats) {
   const std::size_t m = index_.pq.code_size();
-  const std::vector<std::uint64_t>& rows = *params.restrict_to;
   constexpr std::size_t kBatch = 256;
   for (std::size_t begin = 0; begin < rows.size(); begin += kBatch) {
     const std::size_t end = std::min(rows.size(), begin + kBatch);
@@ -200,6 +216,7 @@ void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView
   const float distance = record_distance_(query_.data(), record.vector);
   if (filter_ == nullptr || filter_->Accept(record.external_id)) {
     results_.emplace_back(distance, record.external_id);
+    if (restricted_) NoteExact(distance);
   }
   ++stats->full_distances;
   // A page mate the walk did not ask for is worth following only if it is
@@ -208,6 +225,21 @@ void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView
   // each costing a PQ-code cache miss.
   if (restricted_ || (page_mate && !list_.WouldKeep(distance))) return;
   OfferNeighbours(record, stats);
+}
+
+void GraphSearchContext::NoteExact(float distance) {
+  if (top_.size() < top_k_) {
+    top_.push_back(distance);
+    std::push_heap(top_.begin(), top_.end());
+    unchanged_run_ = 0;
+  } else if (distance < top_.front()) {
+    std::pop_heap(top_.begin(), top_.end());
+    top_.back() = distance;
+    std::push_heap(top_.begin(), top_.end());
+    unchanged_run_ = 0;
+  } else {
+    ++unchanged_run_;
+  }
 }
 
 Status GraphSearchContext::Take(const SearchParams& params, QueryStats* stats) {
@@ -320,7 +352,7 @@ void GraphSearchContext::UpdateWidth(const SearchParams& params) {
 Status GraphSearchContext::RunRounds(const SearchParams& params, QueryStats* stats) {
   const std::uint32_t max_taken =
       params.max_expansions ? params.max_expansions : std::max(4 * params.list_size, 32u);
-  while (list_.HasNew() && taken_ < max_taken) {
+  while (list_.HasNew() && taken_ < max_taken && !ScanConverged(params)) {
     std::uint32_t round = 0;
     while (round < width_ && list_.HasNew() && taken_ < max_taken) {
       STRATA_RETURN_IF_ERROR(Take(params, stats));
@@ -360,14 +392,15 @@ Status GraphSearchContext::RunPipelined(const SearchParams& params, QueryStats* 
   IoRequest* done[128];
   for (;;) {
     // Refill: keep `width_` reads in flight.
-    while (in_flight + pending_.size() < width_ && list_.HasNew() && taken_ < max_taken) {
+    while (in_flight + pending_.size() < width_ && list_.HasNew() && taken_ < max_taken &&
+           !ScanConverged(params)) {
       STRATA_RETURN_IF_ERROR(Take(params, stats));
     }
     in_flight += static_cast<std::uint32_t>(pending_.size());
     STRATA_RETURN_IF_ERROR(SubmitPending(stats));
     STRATA_RETURN_IF_ERROR(ExpandCached(stats));
     if (in_flight == 0) {
-      if (!list_.HasNew() || taken_ >= max_taken) break;
+      if (!list_.HasNew() || taken_ >= max_taken || ScanConverged(params)) break;
       continue;  // cache hits only: take more
     }
     // Harvest what has completed; block (never spin) only when nothing has.

@@ -69,6 +69,17 @@ class GraphSearchContext {
   // Seeds the list with the rows of params.restrict_to only (ranked by PQ
   // code); later expansions offer no neighbours.
   void SeedRestricted(const SearchParams& params, QueryStats* stats);
+  // Adds the first kMaxEntryRows of params.entry_rows to the seeds.
+  void SeedEntryRows(const SearchParams& params, QueryStats* stats);
+  // Exact scan: an accepted exact distance, for the convergence test.
+  void NoteExact(float distance);
+  // Scores `rows` (index rows, not slots) into the list by their codes.
+  void SeedRows(std::span<const std::uint64_t> rows, QueryStats* stats);
+  // The exact scan has converged (SearchParams::exact_scan_patience).
+  bool ScanConverged(const SearchParams& params) const {
+    return restricted_ && params.exact_scan_patience > 0 &&
+           unchanged_run_ >= params.exact_scan_patience && top_.size() >= params.k;
+  }
   Status RunRounds(const SearchParams& params, QueryStats* stats);
   Status RunPipelined(const SearchParams& params, QueryStats* stats);
   // Takes the nearest new candidate: queues it for expansion from the cache,
@@ -108,6 +119,12 @@ class GraphSearchContext {
   std::uint32_t width_ = 0;
   bool converged_ = false;
   bool restricted_ = false;  // this query ranks params.restrict_to only
+  bool rows_seedable_ = false;  // codes in RAM and rows map to slots
+  // Exact scan: the k best exact distances so far (a max-heap) and how many
+  // passing records in a row left them unchanged.
+  std::vector<float> top_;
+  std::uint32_t top_k_ = 0;
+  std::uint32_t unchanged_run_ = 0;
   std::uint32_t reads_in_ = 0, reads_total_ = 0;  // dynamic-width counters
   std::uint32_t taken_ = 0;                       // candidates taken (walk bound)
   std::vector<std::uint32_t>* trace_ = nullptr;

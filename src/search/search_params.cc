@@ -23,6 +23,14 @@ std::uint32_t SearchParams::EffectiveNprobe(std::uint32_t default_nprobe) const 
   return static_cast<std::uint32_t>(std::ceil(base * scale - 1e-3));
 }
 
+std::vector<std::uint64_t> SampleEntryRows(std::span<const std::uint64_t> rows) {
+  const std::size_t n = std::min(rows.size(), SearchParams::kMaxEntryRows);
+  std::vector<std::uint64_t> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(rows[i * rows.size() / n]);
+  return out;
+}
+
 Status SearchParams::Validate() const {
   if (!(filter_fraction > 0.0f && filter_fraction <= 1.0f)) {
     return Status::InvalidArgument("filter_fraction must be in (0, 1]");

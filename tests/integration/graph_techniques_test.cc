@@ -311,13 +311,22 @@ TEST_F(GraphTechniques, RestrictedSearchRanksOnlyTheGivenRows) {
     auto index = Index::Open(Dir(name), {});
     ASSERT_TRUE(index.ok()) << index.status().ToString();
     EXPECT_EQ((*index)->ranks_restricted(), std::string(name) != "ais");
-    for (bool restrict : {false, true}) {
+    // Modes: the filtered walk; the walk started also from a sample of the
+    // passing rows (entry_rows); the exact scan reading all of the best L;
+    // the exact scan stopping on convergence (exact_scan_patience).
+    std::vector<std::vector<std::uint64_t>> samples(nq);
+    for (std::size_t i = 0; i < nq; ++i) samples[i] = SampleEntryRows(rows[i]);
+    double walk_recall = 0, all_l_pages = 0;
+    for (const char* mode : {"walk", "walk+entry", "scan-all", "scan-converge"}) {
+      const std::string m = mode;
       SearchParams p;
       p.k = 10;
       p.list_size = 48;
+      p.exact_scan_patience = m == "scan-all" ? 0 : 16;
       auto r = SearchBatch(**index, *q, p, 2, [&](std::size_t i, SearchParams* qp) {
         qp->filter = &filters[i];
-        if (restrict) qp->restrict_to = &rows[i];
+        if (m == "walk+entry") qp->entry_rows = &samples[i];
+        if (m.rfind("scan", 0) == 0) qp->restrict_to = &rows[i];
       });
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       double hits = 0;
@@ -331,11 +340,19 @@ TEST_F(GraphTechniques, RestrictedSearchRanksOnlyTheGivenRows) {
       }
       const double recall = hits / (10.0 * nq);
       const double pages = Summarize(r->stats, r->seconds).mean_pages_read;
-      if (restrict && (*index)->ranks_restricted()) {
+      const bool restricted = m.rfind("scan", 0) == 0 && (*index)->ranks_restricted();
+      if (restricted) {
         EXPECT_GE(recall, 0.97) << "pages " << pages;
         EXPECT_LE(pages, 4 * 48.0);  // the best L records (and their pages), no walk
       }
-      std::printf("%s restrict=%d recall %.3f pages %.1f\n", name, restrict, recall, pages);
+      if (m == "walk") walk_recall = recall;
+      if (m == "walk+entry" && (*index)->ranks_restricted()) {
+        // Starting among passing points finds more of them at the same L.
+        EXPECT_GE(recall, walk_recall) << "pages " << pages;
+      }
+      if (m == "scan-all") all_l_pages = pages;
+      if (m == "scan-converge" && restricted) EXPECT_LT(pages, all_l_pages);
+      std::printf("%s %s recall %.3f pages %.1f\n", name, mode, recall, pages);
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "search_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -110,12 +111,25 @@ Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFl
                                   ? static_cast<std::uint64_t>(flags.exact_scan_limit)
                                   : std::max<std::uint64_t>(4096, index_rows / 20);
   out->passing_.resize(num_queries);
-  if (limit > 0) {
-    const auto inverted = InvertLabels(out->base_);
-    for (std::size_t q = 0; q < num_queries; ++q) {
-      // Listing costs the rarest label's rows: bounded at 20x the limit.
-      auto rows = RowsWithAll(out->base_, inverted, out->queries_.row(q), 20 * limit);
-      if (rows && rows->size() <= limit) out->passing_[q] = std::move(rows);
+  out->fraction_.assign(num_queries, 1.0f);
+  out->entry_rows_.resize(num_queries);
+  const auto inverted = InvertLabels(out->base_);
+  const double rows_total = static_cast<double>(std::max<std::uint64_t>(1, index_rows));
+  // Listing costs the rarest label's rows: bounded at 20x the limit (and at
+  // 20x 4096 when the scan is off, for the fraction and the entry rows).
+  const std::uint64_t list_bound = 20 * std::max<std::uint64_t>(limit, 4096);
+  for (std::size_t q = 0; q < num_queries; ++q) {
+    const auto required = out->queries_.row(q);
+    std::size_t rarest = index_rows;
+    for (std::uint32_t l : required) rarest = std::min(rarest, l < inverted.size() ? inverted[l].size() : 0);
+    auto rows = RowsWithAll(out->base_, inverted, required, list_bound);
+    const std::size_t passing = rows ? rows->size() : rarest;
+    out->fraction_[q] = static_cast<float>(std::clamp(passing / rows_total, 1e-6, 1.0));
+    if (!rows) continue;
+    if (rows->size() <= limit) {
+      out->passing_[q] = std::move(rows);
+    } else {
+      out->entry_rows_[q] = SampleEntryRows(*rows);
     }
   }
   return out;
@@ -125,7 +139,12 @@ QueryParamsFn QueryLabelFilters::params_of() const {
   if (filters_.empty()) return nullptr;
   return [this](std::size_t q, SearchParams* p) {
     p->filter = &filters_[q];
-    if (passing_[q]) p->restrict_to = &*passing_[q];
+    p->filter_fraction = fraction_[q];
+    if (passing_[q]) {
+      p->restrict_to = &*passing_[q];
+    } else if (!entry_rows_[q].empty()) {
+      p->entry_rows = &entry_rows_[q];
+    }
   };
 }
 

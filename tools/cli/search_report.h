@@ -62,7 +62,8 @@ class QueryLabelFilters {
   static Result<std::unique_ptr<QueryLabelFilters>> Load(const LabelFlags& flags,
                                                          std::uint64_t index_rows,
                                                          std::size_t num_queries);
-  // Sets each query's filter and, where few rows pass, restrict_to.
+  // Sets each query's filter, filter_fraction and, where few rows pass,
+  // restrict_to, else (where they were listed) entry_rows.
   QueryParamsFn params_of() const;
   // Queries given a restrict_to list.
   std::size_t restricted_queries() const;
@@ -71,6 +72,11 @@ class QueryLabelFilters {
   LabelSets base_, queries_;
   std::vector<LabelFilter> filters_;
   std::vector<std::optional<std::vector<std::uint64_t>>> passing_;  // per query
+  // Per query: the fraction of rows that pass (exact where they were listed,
+  // else the rarest label's), and a sample of the passing rows to start the
+  // walk from when there were too many to scan.
+  std::vector<float> fraction_;
+  std::vector<std::vector<std::uint64_t>> entry_rows_;
 };
 
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
