@@ -10,7 +10,9 @@
 namespace strata::server {
 
 Reply ErrorReply(int status, const std::string& message) {
-  return Reply{status, ErrorBody(message, 0).dump()};
+  // Messages quote the request (a path is any bytes once %-decoded): bytes
+  // that are not UTF-8 become U+FFFD rather than make dump() throw.
+  return Reply{status, ErrorBody(message, 0).dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 int HttpStatusOf(const Status& s) {
@@ -130,6 +132,9 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
   const std::string name = m.size() > 1 ? m[1].str() : "";
   json req = json::object();
   if (!body.empty()) {
+    if (Status depth = CheckJsonDepth(body, options_.max_json_depth); !depth.ok()) {
+      return ErrorReply(400, depth.message());
+    }
     req = json::parse(body, nullptr, false);
     if (req.is_discarded()) return ErrorReply(400, "request body is not valid JSON");
     if (!req.is_object()) return ErrorReply(400, "request body must be a JSON object");
@@ -240,7 +245,9 @@ Reply Handlers::CreateCollection(const std::string& name, const json& body) {
   if (size == 0 || size > options_.max_dim) {
     return ErrorReply(400, "vectors.size must be 1.." + std::to_string(options_.max_dim));
   }
-  Result<Metric> metric = MetricFromQdrant(vectors.value("distance", std::string()));
+  const json& distance = vectors.value("distance", json());
+  if (!distance.is_string()) return ErrorReply(400, "vectors.distance must be a string (Cosine, Euclid or Dot)");
+  Result<Metric> metric = MetricFromQdrant(distance.get<std::string>());
   if (!metric.ok()) return ErrorReply(400, metric.status().message());
   CollectionOptions o;
   o.dim = static_cast<std::uint32_t>(size);
