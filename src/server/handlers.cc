@@ -65,7 +65,7 @@ struct Route {
 enum RouteId {
   kHealthz, kReadyz, kMetrics, kListCollections, kGetCollection, kPutCollection, kDeleteCollection,
   kExists, kCreateIndex, kUpsert, kDeletePoints, kRetrieve, kCount, kScroll, kSearch,
-  kSearchBatch, kQuery, kQueryBatch, kRoot,
+  kSearchBatch, kQuery, kQueryBatch, kRoot, kSnapshots,
 };
 
 const std::vector<Route>& Routes() {
@@ -94,6 +94,10 @@ const std::vector<Route>& Routes() {
     add("POST", n + "/points/search/batch", "/collections/{name}/points/search/batch", kSearchBatch);
     add("POST", n + "/points/query", "/collections/{name}/points/query", kQuery);
     add("POST", n + "/points/query/batch", "/collections/{name}/points/query/batch", kQueryBatch);
+    add("POST", n + "/snapshots", "/collections/{name}/snapshots", kSnapshots);
+    add("GET", n + "/snapshots", "/collections/{name}/snapshots", kSnapshots);
+    add("PUT", n + "/snapshots/recover", "/collections/{name}/snapshots/recover", kSnapshots);
+    add("DELETE", n + "/snapshots/([^/]+)", "/collections/{name}/snapshots/{snapshot}", kSnapshots);
     return r;
   }();
   return routes;
@@ -180,6 +184,9 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
                            : ErrorReply(HttpStatusOf(dropped.status()), dropped.status().message());
       break;
     }
+    case kSnapshots:
+      reply = SnapshotEndpoint(manager_, method, name, m.size() > 2 ? m[2].str() : "", req);
+      break;
     default: {
       std::shared_ptr<ServedCollection> c = manager_->Get(name);
       if (c == nullptr) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
