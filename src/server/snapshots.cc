@@ -5,6 +5,7 @@
 // Collection has no checkpoint of its own, and a closed directory is
 // consistent by construction (RocksDB synced, no merge running); requests
 // wait for the copy, which costs one read of the collection's files.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>

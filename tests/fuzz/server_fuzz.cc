@@ -80,9 +80,16 @@ struct World {
   }
 };
 
+World* g_world = nullptr;
+
 World& TheWorld() {
-  static World* world = new World();  // never destroyed: libFuzzer exits from anywhere
-  return *world;
+  if (g_world == nullptr) {
+    // Never destroyed (libFuzzer exits from anywhere, other threads running),
+    // but its directory is removed at a normal exit: on /dev/shm it is memory.
+    g_world = new World();
+    std::atexit([] { std::filesystem::remove_all(g_world->dir); });
+  }
+  return *g_world;
 }
 
 }  // namespace
