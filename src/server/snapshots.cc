@@ -5,6 +5,10 @@
 // Collection has no checkpoint of its own, and a closed directory is
 // consistent by construction (RocksDB synced, no merge running); requests
 // wait for the copy, which costs one read of the collection's files.
+// A recover is not atomic across a crash: killed between moving the
+// directory and the id log into place, the collection may open with the
+// other side's id log (scroll then misses ids; count does not). Running the
+// recover again repairs it; the snapshot file is untouched.
 #include <algorithm>
 #include <chrono>
 #include <ctime>
