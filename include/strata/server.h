@@ -22,6 +22,7 @@ struct ServerOptions {
   std::uint32_t max_limit = 10000;       // search/scroll `limit` (+ offset)
   std::uint32_t max_dim = 65536;         // vectors.size
   std::uint32_t max_filter_depth = 32;   // nesting of filter objects/arrays
+  std::uint32_t max_json_depth = 64;     // nesting of the whole request body
   int read_timeout_s = 30;
   int write_timeout_s = 30;
 };

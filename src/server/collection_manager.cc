@@ -11,8 +11,16 @@ namespace strata::server {
 namespace fs = std::filesystem;
 
 ServedCollection::ServedCollection(std::string name, std::unique_ptr<Collection> c, std::FILE* log,
-                                   std::set<VectorId> ids)
-    : name_(std::move(name)), collection_(std::move(c)), log_(log), ids_(std::move(ids)) {}
+                                   std::set<VectorId> ids, std::string dir, CollectionOptions reopen)
+    : name_(std::move(name)),
+      dir_(std::move(dir)),
+      reopen_(std::move(reopen)),
+      collection_(std::move(c)),
+      log_(log),
+      ids_(std::move(ids)) {
+  reopen_.create_if_missing = false;
+  reopen_.error_if_exists = false;
+}
 
 ServedCollection::~ServedCollection() { Close().IgnoreError(); }
 
@@ -78,6 +86,23 @@ Status ServedCollection::Close() {
   std::fclose(log_);
   log_ = nullptr;
   return collection_->Close();
+}
+
+Status ServedCollection::Quiesce(const std::function<Status()>& fn) {
+  std::unique_lock<std::shared_mutex> life(life_mu_);  // waits for requests in flight
+  if (closed_) return Status::NotFound("collection " + name_ + " is closed");
+  std::lock_guard<std::mutex> lock(write_mu_);
+  Status closed = collection_->Close();
+  const Status st = closed.ok() ? fn() : closed;
+  Result<std::unique_ptr<Collection>> c = Collection::Open(dir_, reopen_);
+  if (!c.ok()) {
+    closed_ = true;
+    std::fclose(log_);
+    log_ = nullptr;
+    return c.status().WithContext("reopening collection " + name_);
+  }
+  collection_ = std::move(c.value());
+  return st;
 }
 
 Status CollectionManager::CheckName(const std::string& name) {
@@ -185,7 +210,8 @@ Result<std::shared_ptr<ServedCollection>> CollectionManager::OpenOne(
   if (ec) return Status::IOError("rename " + tmp + ": " + ec.message());
   std::FILE* log = std::fopen(LogPath(name).c_str(), "a");
   if (log == nullptr) return Status::FromErrno("open " + LogPath(name), errno);
-  return std::make_shared<ServedCollection>(name, std::move(c.value()), log, std::move(ids));
+  return std::make_shared<ServedCollection>(name, std::move(c.value()), log, std::move(ids),
+                                            CollectionDir(name), options);
 }
 
 Status CollectionManager::OpenAll() {

@@ -10,6 +10,7 @@
 #define STRATA_SERVER_COLLECTION_MANAGER_H_
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,8 +27,9 @@ namespace strata::server {
 
 class ServedCollection {
  public:
+  // `dir` and `reopen` are where and how Quiesce reopens the collection.
   ServedCollection(std::string name, std::unique_ptr<Collection> c, std::FILE* log,
-                   std::set<VectorId> ids);
+                   std::set<VectorId> ids, std::string dir, CollectionOptions reopen);
   ~ServedCollection();
 
   const std::string& name() const { return name_; }
@@ -45,11 +47,18 @@ class ServedCollection {
   std::shared_lock<std::shared_mutex> Use() const { return std::shared_lock(life_mu_); }
   bool closed() const { return closed_; }
   Status Close();
+  // Runs `fn` while the collection is closed (its directory and the id log
+  // consistent on disk, no request in flight: new ones wait), then reopens
+  // it. fn's error is returned after the reopen; if the reopen fails the
+  // collection stays closed.
+  Status Quiesce(const std::function<Status()>& fn);
 
  private:
   Status AppendLog(char op, std::span<const VectorId> ids);
 
   std::string name_;
+  std::string dir_;
+  CollectionOptions reopen_;
   std::unique_ptr<Collection> collection_;
   std::mutex write_mu_;  // one writer at a time: log order == collection order
   mutable std::shared_mutex ids_mu_;
@@ -73,6 +82,20 @@ class CollectionManager {
   // Closes (flushes) every collection.
   Status CloseAll();
 
+  // Snapshots (snapshots.cc): one tar file per snapshot under
+  // <data>/snapshots/<name>/. Create quiesces the collection while it copies;
+  // Recover replaces the collection (or creates it) from a snapshot given by
+  // name or by a file:// URL inside <data>/snapshots.
+  struct SnapshotInfo {
+    std::string name;
+    std::string creation_time;  // UTC, "2024-07-22T08:31:55"
+    std::uint64_t size = 0;
+  };
+  Result<SnapshotInfo> CreateSnapshot(const std::string& name);
+  Result<std::vector<SnapshotInfo>> ListSnapshots(const std::string& name) const;
+  Status RecoverSnapshot(const std::string& name, const std::string& location);
+  Status DeleteSnapshot(const std::string& name, const std::string& snapshot);
+
   // Letters, digits, '_', '-', '.', 1..255 chars, not "." or "..".
   static Status CheckName(const std::string& name);
 
@@ -82,6 +105,7 @@ class CollectionManager {
   std::string CollectionDir(const std::string& name) const;
   std::string LogPath(const std::string& name) const;
   std::string MetaPath(const std::string& name) const;
+  std::string SnapshotDir(const std::string& name) const;
   static Status WriteOpenOptions(const std::string& path, const CollectionOptions& o);
   static Status ReadOpenOptions(const std::string& path, CollectionOptions* o);
 

@@ -10,7 +10,9 @@
 namespace strata::server {
 
 Reply ErrorReply(int status, const std::string& message) {
-  return Reply{status, ErrorBody(message, 0).dump()};
+  // Messages quote the request (a path is any bytes once %-decoded): bytes
+  // that are not UTF-8 become U+FFFD rather than make dump() throw.
+  return Reply{status, ErrorBody(message, 0).dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 int HttpStatusOf(const Status& s) {
@@ -63,7 +65,7 @@ struct Route {
 enum RouteId {
   kHealthz, kReadyz, kMetrics, kListCollections, kGetCollection, kPutCollection, kDeleteCollection,
   kExists, kCreateIndex, kUpsert, kDeletePoints, kRetrieve, kCount, kScroll, kSearch,
-  kSearchBatch, kQuery, kQueryBatch, kRoot,
+  kSearchBatch, kQuery, kQueryBatch, kRoot, kSnapshots,
 };
 
 const std::vector<Route>& Routes() {
@@ -92,6 +94,10 @@ const std::vector<Route>& Routes() {
     add("POST", n + "/points/search/batch", "/collections/{name}/points/search/batch", kSearchBatch);
     add("POST", n + "/points/query", "/collections/{name}/points/query", kQuery);
     add("POST", n + "/points/query/batch", "/collections/{name}/points/query/batch", kQueryBatch);
+    add("POST", n + "/snapshots", "/collections/{name}/snapshots", kSnapshots);
+    add("GET", n + "/snapshots", "/collections/{name}/snapshots", kSnapshots);
+    add("PUT", n + "/snapshots/recover", "/collections/{name}/snapshots/recover", kSnapshots);
+    add("DELETE", n + "/snapshots/([^/]+)", "/collections/{name}/snapshots/{snapshot}", kSnapshots);
     return r;
   }();
   return routes;
@@ -130,6 +136,9 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
   const std::string name = m.size() > 1 ? m[1].str() : "";
   json req = json::object();
   if (!body.empty()) {
+    if (Status depth = CheckJsonDepth(body, options_.max_json_depth); !depth.ok()) {
+      return ErrorReply(400, depth.message());
+    }
     req = json::parse(body, nullptr, false);
     if (req.is_discarded()) return ErrorReply(400, "request body is not valid JSON");
     if (!req.is_object()) return ErrorReply(400, "request body must be a JSON object");
@@ -175,6 +184,9 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
                            : ErrorReply(HttpStatusOf(dropped.status()), dropped.status().message());
       break;
     }
+    case kSnapshots:
+      reply = SnapshotEndpoint(manager_, method, name, m.size() > 2 ? m[2].str() : "", req);
+      break;
     default: {
       std::shared_ptr<ServedCollection> c = manager_->Get(name);
       if (c == nullptr) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
@@ -240,7 +252,9 @@ Reply Handlers::CreateCollection(const std::string& name, const json& body) {
   if (size == 0 || size > options_.max_dim) {
     return ErrorReply(400, "vectors.size must be 1.." + std::to_string(options_.max_dim));
   }
-  Result<Metric> metric = MetricFromQdrant(vectors.value("distance", std::string()));
+  const json& distance = vectors.value("distance", json());
+  if (!distance.is_string()) return ErrorReply(400, "vectors.distance must be a string (Cosine, Euclid or Dot)");
+  Result<Metric> metric = MetricFromQdrant(distance.get<std::string>());
   if (!metric.ok()) return ErrorReply(400, metric.status().message());
   CollectionOptions o;
   o.dim = static_cast<std::uint32_t>(size);

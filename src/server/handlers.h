@@ -26,6 +26,12 @@ Reply ErrorReply(int status, const std::string& message);
 // The HTTP status of a failed Status: 400 for bad input, 404, 409, 500 ...
 int HttpStatusOf(const Status& s);
 
+// The snapshot endpoints (snapshots.cc): POST creates, GET lists, PUT
+// (.../snapshots/recover) recovers from body.location, DELETE removes
+// `snapshot`.
+Reply SnapshotEndpoint(CollectionManager* manager, const std::string& method,
+                       const std::string& name, const std::string& snapshot, const json& body);
+
 // Requests and latency per endpoint, for /metrics.
 class Metrics {
  public:

@@ -26,8 +26,9 @@ Status ParseVector(const json& v, std::uint32_t dim, std::vector<float>* out) {
                                    ", got " + std::to_string(v.size()));
   }
   for (const json& x : v) {
-    if (!x.is_number()) return Status::InvalidArgument("vector elements must be numbers");
-    out->push_back(x.get<float>());
+    Result<float> f = FloatOf(x, "vector elements");
+    if (!f.ok()) return f.status();
+    out->push_back(f.value());
   }
   return Status::OK();
 }
@@ -261,7 +262,9 @@ Result<json> Handlers::SearchOne(ServedCollection& c, const json& req, bool quer
   }
   const std::uint64_t limit = limit_j.get<std::uint64_t>();
   const std::uint64_t offset = offset_j.get<std::uint64_t>();
-  if (limit == 0 || limit + offset > options_.max_limit) {
+  // Each bounded before the sum, which could otherwise wrap past the limit.
+  if (limit == 0 || limit > options_.max_limit || offset > options_.max_limit ||
+      limit + offset > options_.max_limit) {
     return Status::InvalidArgument("limit must be >= 1 and limit + offset <= " +
                                    std::to_string(options_.max_limit));
   }
@@ -291,8 +294,13 @@ Result<json> Handlers::SearchOne(ServedCollection& c, const json& req, bool quer
   if (!hits.ok()) return hits.status();
 
   const Metric metric = c.collection().metric();
-  const bool has_threshold = req.contains("score_threshold") && req["score_threshold"].is_number();
-  const float threshold = has_threshold ? req["score_threshold"].get<float>() : 0;
+  const bool has_threshold = req.contains("score_threshold") && !req["score_threshold"].is_null();
+  float threshold = 0;
+  if (has_threshold) {
+    Result<float> t = FloatOf(req["score_threshold"], "score_threshold");
+    if (!t.ok()) return t.status();
+    threshold = t.value();
+  }
   std::vector<const SearchHit*> kept;
   for (std::size_t i = offset; i < hits.value().size(); ++i) {
     const SearchHit& h = hits.value()[i];

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "strata/status.h"
 
@@ -72,6 +73,41 @@ Status RewriteHasId(json& j) {
 }
 
 }  // namespace
+
+Status CheckJsonDepth(std::string_view text, std::uint32_t max_depth) {
+  std::uint64_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) {
+        return Status::InvalidArgument("request body nests deeper than " +
+                                       std::to_string(max_depth) + " levels");
+      }
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::OK();
+}
+
+Result<float> FloatOf(const json& j, const char* what) {
+  if (!j.is_number()) return Status::InvalidArgument(std::string(what) + " must be a number");
+  const double d = j.get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > std::numeric_limits<float>::max()) {
+    return Status::InvalidArgument(std::string(what) + ": " + j.dump() +
+                                   " is outside the range of a 32-bit float");
+  }
+  return static_cast<float>(d);
+}
 
 bool IsUnsigned(const json& j) {
   return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "strata/result.h"
+#include "strata/status.h"
 #include "strata/types.h"
 
 namespace strata::server {
@@ -56,6 +58,16 @@ Result<std::string> StoredPayload(const json& payload, const PointId& id);
 // Filter JSON ready for PayloadFilter::Parse: UUIDs in has_id replaced by
 // their mapped ids. InvalidArgument past `max_depth` levels of nesting.
 Result<std::string> PrepareFilter(const json& filter, std::uint32_t max_depth);
+
+// InvalidArgument if the JSON text nests objects/arrays deeper than
+// `max_depth`. A scan of the text, before it is parsed: a parsed tree that
+// deep would cost memory per level and recursion (dump, compare) per level,
+// which a body of brackets could drive past the stack.
+Status CheckJsonDepth(std::string_view text, std::uint32_t max_depth);
+
+// A JSON number as a float: InvalidArgument for a non-number, or one outside
+// float's finite range (the conversion would be undefined).
+Result<float> FloatOf(const json& j, const char* what);
 
 // Whether `j` is a non-negative integer (JSON text gives unsigned numbers,
 // code-built JSON signed ones: both count).
