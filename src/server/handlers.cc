@@ -70,6 +70,9 @@ std::string Metrics::Prometheus() const {
   out << "# HELP strata_requests_shed_total requests answered 503 because the worker pool and its queue were full\n";
   out << "# TYPE strata_requests_shed_total counter\n";
   out << "strata_requests_shed_total " << shed() << "\n";
+  out << "# TYPE strata_uptime_seconds gauge\n";
+  out << "strata_uptime_seconds "
+      << std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() << "\n";
   return out.str();
 }
 

@@ -6,6 +6,7 @@
 #define STRATA_SERVER_HANDLERS_H_
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -52,6 +53,9 @@ class Metrics {
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_;
   std::atomic<std::uint64_t> shed_{0};
+  // For strata_uptime_seconds: clients derive rates from the server's clock,
+  // not from when their polls happened to arrive.
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 class Handlers {
