@@ -17,7 +17,9 @@ let server;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'strata-serve-shed-'));
-  server = await startServer(['--data', dir, '--threads', '1', '--max-queue', '1']);
+  // One worker, three waiting: pairs of requests fit with room for
+  // connections the server is still closing when the next pair arrives.
+  server = await startServer(['--data', dir, '--threads', '1', '--max-queue', '3']);
   assert.ok(!server.failed, 'strata serve did not start: ' + server.stderr());
 });
 
@@ -63,9 +65,8 @@ test('within capacity: sequential and pairwise requests are never shed', async (
     assert.equal(r.status, 200, r.text);
   }
   for (let i = 0; i < 10; ++i) {
-    // Two at a time: one on the worker, one in the queue. (The pause lets
-    // the server finish closing the last pair's connections first.)
-    await sleep(50);
+    // Two at a time: one on the worker, one in the queue.
+    await sleep(20);
     const rs = await Promise.all([0, 1].map(() => request('POST', '/collections/s/points/search',
                                                           { vector: [1, 0, 0, 0], limit: 3 })));
     for (const r of rs) assert.equal(r.status, 200, r.text);
@@ -75,8 +76,8 @@ test('within capacity: sequential and pairwise requests are never shed', async (
 test('worker and queue full: 503 with Retry-After, counted in /metrics; then recovers', async () => {
   const held = [await halfRequest()];
   await sleep(200);  // the worker has taken it
-  held.push(await halfRequest());
-  await sleep(200);  // it waits in the queue
+  for (let i = 0; i < 3; ++i) held.push(await halfRequest());
+  await sleep(200);  // they wait in the queue
   const t0 = Date.now();
   const r = await request('POST', '/collections/s/points/search', { vector: [1, 0, 0, 0], limit: 3 });
   assert.ok(Date.now() - t0 < 2000, 'shed at once, not after a wait');
