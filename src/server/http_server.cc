@@ -75,8 +75,9 @@ Status Serve(const ServerOptions& options) {
   // idle keep-alive clients hold workers: the default pool is 4 per core (at
   // least 8) rather than 1, and idle connections are dropped after 5 s. A
   // connection holds its worker for at most 5 requests (httplib's keep-alive
-  // maximum), then goes back through the queue, so busy keep-alive clients
-  // cannot keep the pool from others either.
+  // maximum): the 5th answer closes it and the client's reconnection waits
+  // in the queue like any other, so busy keep-alive clients cannot keep the
+  // pool from others either.
   const unsigned threads = options.threads
                                ? options.threads
                                : std::max(8u, 4 * std::thread::hardware_concurrency());
