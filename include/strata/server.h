@@ -15,7 +15,14 @@ struct ServerOptions {
   std::string host = "127.0.0.1";  // loopback unless asked: other hosts need api_key
   int port = 6333;
   std::string api_key;             // empty: no key (only allowed on loopback)
-  unsigned threads = 0;            // request worker threads (0 = 4 per core, at least 8)
+  // Request workers. httplib gives a worker to a connection for its whole
+  // keep-alive life (idle ones are cut after 5 s), so a worker is a
+  // connection more than a core: 0 = 4 per core, at least 8.
+  unsigned threads = 0;
+  // Connections that may wait for a worker. Beyond that (all workers busy,
+  // queue full) requests get 503 with Retry-After instead of queueing
+  // without bound; /metrics counts them (strata_requests_shed_total).
+  unsigned max_queue = 64;
   // Limits; each exceeded one is a 4xx naming it.
   std::uint64_t max_body_bytes = 64ull << 20;
   std::uint64_t max_batch = 10000;       // points per upsert/delete/retrieve, queries per batch

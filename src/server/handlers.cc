@@ -33,6 +33,12 @@ void Metrics::Record(const std::string& endpoint, int status, double seconds) {
   ++e.count;
   if (status >= 400) ++e.errors;
   e.seconds += seconds;
+  for (std::size_t b = 0; b < kNumBuckets; ++b) {
+    if (seconds <= kBuckets[b]) {
+      ++e.buckets[b];
+      break;
+    }
+  }
 }
 
 std::string Metrics::Prometheus() const {
@@ -50,6 +56,25 @@ std::string Metrics::Prometheus() const {
   for (const auto& [ep, e] : entries_) {
     out << "strata_request_seconds_total{endpoint=\"" << ep << "\"} " << e.seconds << "\n";
   }
+  out << "# TYPE strata_request_duration_seconds histogram\n";
+  for (const auto& [ep, e] : entries_) {
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < kNumBuckets; ++b) {
+      cumulative += e.buckets[b];
+      out << "strata_request_duration_seconds_bucket{endpoint=\"" << ep << "\",le=\"" << kBuckets[b]
+          << "\"} " << cumulative << "\n";
+    }
+    out << "strata_request_duration_seconds_bucket{endpoint=\"" << ep << "\",le=\"+Inf\"} " << e.count
+        << "\n";
+    out << "strata_request_duration_seconds_sum{endpoint=\"" << ep << "\"} " << e.seconds << "\n";
+    out << "strata_request_duration_seconds_count{endpoint=\"" << ep << "\"} " << e.count << "\n";
+  }
+  out << "# HELP strata_requests_shed_total requests answered 503 because the worker pool and its queue were full\n";
+  out << "# TYPE strata_requests_shed_total counter\n";
+  out << "strata_requests_shed_total " << shed() << "\n";
+  out << "# TYPE strata_uptime_seconds gauge\n";
+  out << "strata_uptime_seconds "
+      << std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() << "\n";
   return out.str();
 }
 

@@ -6,6 +6,7 @@
 #define STRATA_SERVER_HANDLERS_H_
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,10 +33,20 @@ int HttpStatusOf(const Status& s);
 Reply SnapshotEndpoint(CollectionManager* manager, const std::string& method,
                        const std::string& name, const std::string& snapshot, const json& body);
 
-// Requests and latency per endpoint, for /metrics.
+// Requests and latency per endpoint, for /metrics: counters and a
+// Prometheus latency histogram (cumulative buckets, seconds) per endpoint.
+// Thread-safe.
 class Metrics {
  public:
+  // Upper bounds of the latency buckets, seconds (+Inf is implied).
+  static constexpr double kBuckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                        0.1,    0.25,  0.5,    1,     2.5,  5,    10};
+  static constexpr std::size_t kNumBuckets = sizeof(kBuckets) / sizeof(kBuckets[0]);
+
   void Record(const std::string& endpoint, int status, double seconds);
+  // A request answered 503 by load shedding (recorded by Record too).
+  void RecordShed() { shed_.fetch_add(1, std::memory_order_relaxed); }
+  std::uint64_t shed() const { return shed_.load(std::memory_order_relaxed); }
   std::string Prometheus() const;
 
  private:
@@ -43,9 +54,14 @@ class Metrics {
     std::uint64_t count = 0;
     std::uint64_t errors = 0;
     double seconds = 0;
+    std::uint64_t buckets[kNumBuckets] = {};  // non-cumulative here; summed when printed
   };
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_;
+  std::atomic<std::uint64_t> shed_{0};
+  // For strata_uptime_seconds: clients derive rates from the server's clock,
+  // not from when their polls happened to arrive.
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 class Handlers {

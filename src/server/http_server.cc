@@ -13,7 +13,9 @@
 
 #include <httplib.h>
 
+#include "server/dashboard.h"
 #include "server/handlers.h"
+#include "server/task_queue.h"
 #include "strata/server.h"
 
 namespace strata {
@@ -71,22 +73,52 @@ Status Serve(const ServerOptions& options) {
   httplib::Server http;
   // httplib gives each connection a worker for its whole keep-alive life, so
   // idle keep-alive clients hold workers: the default pool is 4 per core (at
-  // least 8) rather than 1, and idle connections are dropped after 5 s.
+  // least 8) rather than 1, and idle connections are dropped after 5 s. A
+  // connection holds its worker for at most 5 requests (httplib's keep-alive
+  // maximum): the 5th answer closes it and the client's reconnection waits
+  // in the queue like any other, so busy keep-alive clients cannot keep the
+  // pool from others either.
   const unsigned threads = options.threads
                                ? options.threads
                                : std::max(8u, 4 * std::thread::hardware_concurrency());
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  const unsigned max_queue = options.max_queue;
+  http.new_task_queue = [threads, max_queue] { return new SheddingTaskQueue(threads, max_queue); };
   http.set_payload_max_length(options.max_body_bytes);
   http.set_read_timeout(options.read_timeout_s, 0);
   http.set_write_timeout(options.write_timeout_s, 0);
   http.set_keep_alive_timeout(5);
+  // httplib writes a response's headers and body separately: with Nagle's
+  // algorithm the body waits for the client's delayed ACK of the headers
+  // (40 ms on Linux), which capped a keep-alive connection at ~25 searches/s.
+  http.set_tcp_nodelay(true);
 
   // Every request: auth, then the handler; errors (even exceptions) become
   // Qdrant-shaped JSON, never a dropped connection.
   auto route = [&](httplib::Request const& req, httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
+    const bool probe = req.path == "/healthz" || req.path == "/readyz";
+    // Overloaded: answer at once, touching no collection (probes still
+    // answer, so that an orchestrator does not restart a busy server).
+    if (SheddingTaskQueue::IsShedding() && !probe) {
+      Send(res, ErrorReply(503, "server overloaded: all request workers busy and the queue full; retry later"));
+      res.set_header("Retry-After", "1");
+      res.set_header("Connection", "close");
+      handlers.metrics().RecordShed();
+      handlers.metrics().Record(req.method + " (shed)", 503,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                              start).count());
+      return;
+    }
+    // The console page itself holds no data (its script calls the API with
+    // the key the user gives it), so it is served without a key.
+    if (req.method == "GET" && req.path == "/dashboard") {
+      const std::string_view page = DashboardHtml();
+      res.set_content(page.data(), page.size(), "text/html; charset=utf-8");
+      res.set_header("Cache-Control", "no-store");
+      return;
+    }
     Reply reply;
-    if (!options.api_key.empty() && req.path != "/healthz" && req.path != "/readyz") {
+    if (!options.api_key.empty() && !probe) {
       const std::string given = req.get_header_value("api-key");
       if (given.empty()) {
         reply = ErrorReply(401, "missing api-key header");
@@ -135,8 +167,8 @@ Status Serve(const ServerOptions& options) {
     std::fprintf(stderr, "strata serve: signal %d, finishing requests in flight\n", sig);
     http.stop();  // closes the listener; listen_after_bind joins the workers
   });
-  std::fprintf(stderr, "strata serve: listening on %s:%d (%u threads), data %s\n",
-               options.host.c_str(), options.port, threads, options.data_dir.c_str());
+  std::fprintf(stderr, "strata serve: listening on %s:%d (%u threads, queue %u), data %s\n",
+               options.host.c_str(), options.port, threads, max_queue, options.data_dir.c_str());
   handlers.SetReady(true);
   http.listen_after_bind();
   handlers.SetReady(false);

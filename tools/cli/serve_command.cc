@@ -22,6 +22,9 @@ void AddServeCommand(CLI::App& root, CommandAction* action) {
   cmd->add_option("--port", opts->port, "TCP port")->capture_default_str();
   cmd->add_option("--api-key-file", *key_file, "File holding the API key (else env STRATA_API_KEY)");
   cmd->add_option("--threads", opts->threads, "Request worker threads (0 = 4 per core, at least 8)");
+  cmd->add_option("--max-queue", opts->max_queue,
+                  "Connections that may wait for a worker; beyond that, 503 with Retry-After")
+      ->capture_default_str();
   cmd->add_option("--max-body-bytes", opts->max_body_bytes, "Largest request body")->capture_default_str();
   cmd->add_option("--max-batch", opts->max_batch, "Most points or queries per request")->capture_default_str();
   cmd->add_option("--max-limit", opts->max_limit, "Largest limit (+ offset) of a search or scroll")
