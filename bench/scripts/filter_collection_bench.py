@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--values", default="",
                     help="comma-separated L (graph) or nprobe (IVF) for the walk and post-filter rows")
+    ap.add_argument("--quick", action="store_true",
+                    help="default, exact-scan and one unfiltered row per bucket only")
     ap.add_argument("--reuse", action="store_true",
                     help="search the collection left in --dir by an earlier run instead of building it")
     args = ap.parse_args()
@@ -161,7 +163,7 @@ def main():
             ids, stats, secs = run_queries(col, queries, filters, args.threads, 10,
                                            exact_scan_limit=n)
             bucket["exact_scan"] = summarise(ids, stats, secs, gt)
-        for v in values:
+        for v in ([] if args.quick else values):
             ids, stats, secs = run_queries(col, queries, filters, args.threads, 10,
                                            exact_scan_limit=0, **{knob: v})
             bucket["walk"].append({knob: v, **summarise(ids, stats, secs, gt)})
@@ -170,7 +172,7 @@ def main():
             ids, stats, secs = run_queries(col, queries, None, args.threads, kk, **{knob: v})
             bucket["post_filter"].append({knob: v, "k_prime": kk,
                                           **summarise(ids, stats, secs, gt, keep=keep)})
-        for v in values[:2]:
+        for v in values[:1 if args.quick else 2]:
             # unfiltered cost: recall against the unfiltered truth is not the
             # point here, only QPS and pages
             ids, stats, secs = run_queries(col, queries, None, args.threads, 10, **{knob: v})

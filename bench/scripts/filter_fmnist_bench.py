@@ -66,6 +66,8 @@ def main():
     ap.add_argument("--nq", type=int, default=500)
     ap.add_argument("--source", default=SOURCE)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--reuse", action="store_true",
+                    help="search the collection left in --dir by an earlier run instead of building it")
     args = ap.parse_args()
 
     base = read_idx(os.path.join(args.source, "train-images-idx3-ubyte.gz"), True)
@@ -74,15 +76,20 @@ def main():
     qry_cls = read_idx(os.path.join(args.source, "t10k-labels-idx1-ubyte.gz"), False)[:args.nq]
     n = len(base)
     coll_dir = os.path.join(args.dir, f"fmnist_{args.index}")
-    shutil.rmtree(coll_dir, ignore_errors=True)
     t0 = time.perf_counter()
-    col = strata.Collection(coll_dir, dim=base.shape[1], index=args.index,
-                            payload_index={"class": "integer"}, background_merge=False)
-    payloads = [json.dumps({"class": int(c)}) for c in base_cls]
-    for b in range(0, n, 10000):
-        col.add(base[b:b + 10000], ids=np.arange(b, min(n, b + 10000)), payloads=payloads[b:b + 10000])
-    col.merge()
-    build_s = time.perf_counter() - t0
+    if args.reuse and os.path.isdir(coll_dir):
+        col = strata.Collection(coll_dir, background_merge=False)
+        build_s = float("nan")  # built by an earlier run
+    else:
+        shutil.rmtree(coll_dir, ignore_errors=True)
+        col = strata.Collection(coll_dir, dim=base.shape[1], index=args.index,
+                                payload_index={"class": "integer"}, background_merge=False)
+        payloads = [json.dumps({"class": int(c)}) for c in base_cls]
+        for b in range(0, n, 10000):
+            col.add(base[b:b + 10000], ids=np.arange(b, min(n, b + 10000)),
+                    payloads=payloads[b:b + 10000])
+        col.merge()
+        build_s = time.perf_counter() - t0
     st = col.stats()
     rng = np.random.default_rng(5)
     members = {c: np.flatnonzero(base_cls == c) for c in range(10)}

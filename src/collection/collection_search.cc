@@ -92,7 +92,7 @@ constexpr std::size_t kCandidateSample = 256;
 // listed and checked whole when its candidates number at most this many
 // times the limit (an AND of common values): checking them in RAM costs
 // less than a walk that few points pass.
-constexpr std::uint64_t kCheckWholeFactor = 16;
+constexpr std::uint64_t kCheckWholeFactor = 4;
 
 // The exact-scan fallback for an index that cannot rank a restricted set
 // (IVF): the k nearest of the candidates that pass, by exact distance on

@@ -68,8 +68,11 @@ class Server:
         self.proc.wait()
 
     def stop(self):
+        # A graceful stop closes each collection, which waits for a background
+        # merge in progress (tens of seconds idle, minutes on a loaded 2-core
+        # machine): the bound is generous.
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=120)
+        return self.proc.wait(timeout=480)
 
 
 def vector(rng):

@@ -535,7 +535,7 @@ a dict or a JSON str, e.g. {"must": [{"key": "color", "match": {"value":
 inside the search: in RAM when every field it reads is indexed
 (payload_index=, create_payload_index), else on the stored payloads (slower).
 When the indexed fields (or has_id) bound the passing vectors by at most
-exact_scan_limit candidates (default 4096; 0 = never), the search is an
+exact_scan_limit candidates (default 16384; 0 = never), the search is an
 exact scan of those instead: exact results however selective the filter.
 return_stats: also return a dict of per-query float64 arrays: latency_us,
 pages_read (4 KiB SSD pages), reads, full_distances, filter_candidates (the
