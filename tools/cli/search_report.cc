@@ -139,11 +139,11 @@ QueryParamsFn QueryLabelFilters::params_of() const {
   if (filters_.empty()) return nullptr;
   return [this](std::size_t q, SearchParams* p) {
     p->filter = &filters_[q];
-    p->filter_fraction = fraction_[q];
     if (passing_[q]) {
-      p->restrict_to = &*passing_[q];
-    } else if (!entry_rows_[q].empty()) {
-      p->entry_rows = &entry_rows_[q];
+      p->restrict_to = &*passing_[q];  // every row it ranks passes: no widening
+    } else {
+      p->filter_fraction = fraction_[q];
+      if (!entry_rows_[q].empty()) p->entry_rows = &entry_rows_[q];
     }
   };
 }
