@@ -57,6 +57,20 @@ def truth(base, queries, passing, k=10):
     return out
 
 
+def open_or_build(coll_dir, reuse, fill, **options):
+    """The collection in coll_dir: reopened as an earlier run left it when
+    `reuse` (build seconds nan), else created anew with `options`, filled by
+    fill(col) and merged. Returns (collection, build seconds)."""
+    t0 = time.perf_counter()
+    if reuse and os.path.isdir(coll_dir):
+        return strata.Collection(coll_dir, background_merge=False), float("nan")
+    shutil.rmtree(coll_dir, ignore_errors=True)
+    col = strata.Collection(coll_dir, background_merge=False, **options)
+    fill(col)
+    col.merge()
+    return col, time.perf_counter() - t0
+
+
 def run_queries(col, queries, filters, threads, k, **params):
     """One search call per query on `threads` threads; returns ids, stats, seconds."""
     def one(i):
@@ -118,18 +132,13 @@ def main():
     rows = make_base_labels(n, rng)
     sets = label_sets(rows)
     coll_dir = os.path.join(args.dir, f"coll_{args.index}")
-    t0 = time.perf_counter()
-    if args.reuse and os.path.isdir(coll_dir):
-        col = strata.Collection(coll_dir, background_merge=False)
-        build_s = float("nan")  # built by an earlier run
-    else:
-        shutil.rmtree(coll_dir, ignore_errors=True)
-        col = strata.Collection(coll_dir, dim=base.shape[1], index=args.index,
-                                payload_index={"labels": "integer"}, background_merge=False)
+
+    def fill(col):
         for b in range(0, n, 50000):
             col.add(base[b:b + 50000], ids=np.arange(b, min(n, b + 50000)), labels=rows[b:b + 50000])
-        col.merge()
-        build_s = time.perf_counter() - t0
+
+    col, build_s = open_or_build(coll_dir, args.reuse, fill, dim=base.shape[1], index=args.index,
+                                 payload_index={"labels": "integer"})
     st = col.stats()
     report = {
         "data": {"base": args.base, "queries": args.queries, "n": n, "dim": int(base.shape[1])},

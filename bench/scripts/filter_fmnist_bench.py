@@ -26,17 +26,14 @@ import argparse
 import gzip
 import json
 import os
-import shutil
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from filter_collection_bench import run_queries, summarise, truth  # noqa: E402
+from filter_collection_bench import open_or_build, run_queries, summarise, truth  # noqa: E402
 
-import strata  # noqa: E402
 
 SOURCE = "/usr/share/datasets/fashion-mnist"
 
@@ -76,20 +73,15 @@ def main():
     qry_cls = read_idx(os.path.join(args.source, "t10k-labels-idx1-ubyte.gz"), False)[:args.nq]
     n = len(base)
     coll_dir = os.path.join(args.dir, f"fmnist_{args.index}")
-    t0 = time.perf_counter()
-    if args.reuse and os.path.isdir(coll_dir):
-        col = strata.Collection(coll_dir, background_merge=False)
-        build_s = float("nan")  # built by an earlier run
-    else:
-        shutil.rmtree(coll_dir, ignore_errors=True)
-        col = strata.Collection(coll_dir, dim=base.shape[1], index=args.index,
-                                payload_index={"class": "integer"}, background_merge=False)
+
+    def fill(col):
         payloads = [json.dumps({"class": int(c)}) for c in base_cls]
         for b in range(0, n, 10000):
             col.add(base[b:b + 10000], ids=np.arange(b, min(n, b + 10000)),
                     payloads=payloads[b:b + 10000])
-        col.merge()
-        build_s = time.perf_counter() - t0
+
+    col, build_s = open_or_build(coll_dir, args.reuse, fill, dim=base.shape[1], index=args.index,
+                                 payload_index={"class": "integer"})
     st = col.stats()
     rng = np.random.default_rng(5)
     members = {c: np.flatnonzero(base_cls == c) for c in range(10)}

@@ -2,42 +2,14 @@
 // STRATA_BIN: the strata executable (CTest sets it).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import net from 'node:net';
 import { QdrantClient } from '@qdrant/js-client-rest';
+import { startServer } from './serve_helpers.js';
 
-const BIN = process.env.STRATA_BIN || 'strata';
 const DIM = 16;
 const N = 6000;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-    s.on('error', reject);
-  });
-}
-
-async function startServer(args, env = {}) {
-  const port = await freePort();
-  const proc = spawn(BIN, ['serve', '--port', String(port), ...args],
-                     { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; process.stderr.write(d); });
-  const exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
-  for (let i = 0; i < 100; ++i) {
-    if (proc.exitCode !== null) break;
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (r.ok) return { proc, port, exited, stderr: () => stderr };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { proc, port, exited, stderr: () => stderr, failed: true };
-}
 
 // Deterministic pseudo-random vectors (mulberry32).
 function rng(seed) {
