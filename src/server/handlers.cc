@@ -139,6 +139,15 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
                          const std::multimap<std::string, std::string>& params,
                          std::string* endpoint) {
   const auto start = std::chrono::steady_clock::now();
+  // std::regex matches recursively, a few stack frames per character: an
+  // unbounded path could overflow a worker's stack (an 8,000-byte one did
+  // under AddressSanitizer). No route is longer than a 255-byte collection
+  // name plus its fixed parts.
+  constexpr std::size_t kMaxPathBytes = 1024;
+  if (path.size() > kMaxPathBytes) {
+    *endpoint = "unmatched";
+    return ErrorReply(414, "path longer than " + std::to_string(kMaxPathBytes) + " bytes");
+  }
   const Route* route = nullptr;
   std::smatch m;
   bool path_known = false;

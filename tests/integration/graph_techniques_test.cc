@@ -351,7 +351,9 @@ TEST_F(GraphTechniques, RestrictedSearchRanksOnlyTheGivenRows) {
         EXPECT_GE(recall, walk_recall) << "pages " << pages;
       }
       if (m == "scan-all") all_l_pages = pages;
-      if (m == "scan-converge" && restricted) EXPECT_LT(pages, all_l_pages);
+      if (m == "scan-converge" && restricted) {
+        EXPECT_LT(pages, all_l_pages);
+      }
       std::printf("%s %s recall %.3f pages %.1f\n", name, mode, recall, pages);
     }
   }
