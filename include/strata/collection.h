@@ -310,8 +310,16 @@ class Collection {
   Status Merge();
   // Waits for a running background merge; OK if none. Returns its error.
   Status WaitForMerge();
-  // Waits for a running merge, stops the merge thread, syncs the log and
-  // releases the directory. Idempotent.
+  // Stops merging for a quick Close: a running merge is abandoned at its
+  // next phase or chunk of inserts (within about a second; its partial
+  // version is deleted) and no other starts. Nothing is lost: the pending
+  // entries and tombstones it would have merged stay in the durable store
+  // and are merged after the next open. Merge() then returns Aborted; writes
+  // and searches go on (over a growing pending list). For servers stopping
+  // on a signal, whose supervisors will not wait minutes for a rebuild.
+  void StopMerges();
+  // Waits for a running merge (see StopMerges), stops the merge thread,
+  // syncs the log and releases the directory. Idempotent.
   Status Close();
 
   struct Impl;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 
 #include "strata/index.h"
@@ -56,6 +57,9 @@ struct GraphBuildOptions {
   std::string reuse_graph;
   unsigned threads = 0;          // 0 = all cores
   std::uint64_t seed = 1;        // graph and PQ training seed (deterministic on 1 thread)
+  // A request to stop: the build (or merge) returns Aborted soon after it is
+  // made, at its next phase or chunk of inserts, and writes nothing.
+  std::stop_token stop;
   Status Validate() const;
 };
 

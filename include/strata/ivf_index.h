@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 
 #include "strata/index.h"
@@ -50,6 +51,9 @@ struct IvfBuildOptions {
   std::uint32_t kmeans_iterations = 10;
   unsigned threads = 0;    // 0 = all cores
   std::uint64_t seed = 1;  // clustering and rotation seed (deterministic)
+  // A request to stop: the build (or merge) returns Aborted at its next
+  // phase (or cluster, in a merge) and writes nothing.
+  std::stop_token stop;
   // InvalidArgument naming the bad field. (prefix_bits against the data's
   // dimension is checked by BuildIvfIndex.)
   Status Validate() const;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -128,6 +129,10 @@ struct Collection::Impl {
   std::condition_variable indexer_cv;  // the pending-graph indexer
   bool stopping = false;       // guarded by bg_mu
   bool merge_wanted = false;   // guarded by bg_mu
+  // StopMerges: no merge starts any more, and the running one's build sees
+  // merge_stop (every build and merge option carries its token).
+  bool merges_stopped = false;  // guarded by bg_mu
+  std::stop_source merge_stop;
   // Merge() calls handed to the merge thread, and how many a finished merge
   // answered, with its status (guarded by bg_mu; waiters use bg_cv).
   std::uint64_t merge_requests = 0;

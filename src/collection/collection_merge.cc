@@ -144,6 +144,8 @@ Status ReadSnapshotRows(const Collection::Impl& m, const rocksdb::Snapshot* snap
 
 Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   std::lock_guard<std::mutex> merge_lock(merge_mu);
+  const std::stop_token stop = merge_stop.get_token();
+  if (stop.stop_requested()) return Status::Aborted("merge: merges are stopped");
   Timer timer;
   std::uint64_t snap_seq = 0;
   std::uint64_t next_version = 0;
@@ -240,6 +242,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       if (stored.index_type == "ivf") {
         IvfBuildOptions o = stored.ivf;
         o.threads = threads;
+        o.stop = stop;
         auto r = MergeIvfIndex(old.dir(), dead_rows, new_rows, vdir, o, nullptr,
                                [&](std::span<const std::uint64_t> rows, float* out) {
                                  return ReadSnapshotRows(*this, db_snapshot, old, rows, out);
@@ -248,6 +251,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       } else {
         GraphBuildOptions o = stored.graph;
         o.threads = threads;
+        o.stop = stop;
         merged = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o).status();
       }
       if (db_snapshot) {  // the IVF merge's reads are done
@@ -279,11 +283,13 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     if (stored.index_type == "ivf") {
       IvfBuildOptions o = stored.ivf;
       o.threads = threads;
+      o.stop = stop;
       auto r = BuildIvfIndex(base, vdir, o);
       st = r.status();
     } else {
       GraphBuildOptions o = stored.graph;
       o.threads = threads;
+      o.stop = stop;
       // DefraDB's DISKANN: train once on a sample of at most train_sample_bytes.
       o.pq_train_rows = std::max<std::uint64_t>(
           1, std::min<std::uint64_t>(ids.size(),
@@ -406,8 +412,8 @@ void Collection::Impl::MergeLoop() {
   PlaceBackgroundThread();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (true) {
-    bg_cv.wait(lock, [this] { return stopping || merge_wanted; });
-    if (stopping) break;
+    bg_cv.wait(lock, [this] { return stopping || merges_stopped || merge_wanted; });
+    if (stopping || merges_stopped) break;
     merge_wanted = false;
     const std::uint64_t serving = merge_requests;  // Merge() calls this merge answers
     lock.unlock();
@@ -423,7 +429,7 @@ void Collection::Impl::MergeLoop() {
     if (!st.ok()) {
       // Back off, then retry; the error stays visible to WaitForMerge.
       lock.lock();
-      bg_cv.wait_for(lock, std::chrono::seconds(1), [this] { return stopping; });
+      bg_cv.wait_for(lock, std::chrono::seconds(1), [this] { return stopping || merges_stopped; });
       merge_wanted = true;
       continue;
     }
@@ -452,9 +458,28 @@ Status Collection::Merge() {
   const std::uint64_t mine = ++m.merge_requests;
   m.merge_wanted = true;
   m.bg_cv.notify_all();
-  m.bg_cv.wait(lock, [&] { return m.merge_requests_served >= mine || m.stopping; });
-  if (m.merge_requests_served < mine) return Status::Aborted("merge: the collection is closing");
+  m.bg_cv.wait(lock, [&] {
+    return m.merge_requests_served >= mine || m.stopping || m.merges_stopped;
+  });
+  if (m.merge_requests_served < mine) {
+    return Status::Aborted(m.merges_stopped ? "merge: merges are stopped"
+                                            : "merge: the collection is closing");
+  }
   return m.merge_request_status;
+}
+
+void Collection::StopMerges() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(m.bg_mu);
+    m.merges_stopped = true;
+  }
+  m.merge_stop.request_stop();
+  m.bg_cv.notify_all();
+  // Writers waiting for a merge to drain the memory budget (they check the
+  // token under write_mu before they wait).
+  std::lock_guard<std::mutex> lock(m.write_mu);
+  m.merge_done_cv.notify_all();
 }
 
 Status Collection::WaitForMerge() {

@@ -529,6 +529,61 @@ TEST(Collection, MergeRunsOnTheMergeThreadAndWaitsForIt) {
   ExpectStoredExactly(c, model);
 }
 
+// StopMerges abandons a running merge within moments and loses nothing: a
+// server stopping on SIGTERM does not wait minutes for an index build.
+TEST(Collection, StopMergesAbandonsARunningMergeAndLosesNothing) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = SmallOptions();
+  o.background_merge = true;
+  o.merge_pending_count = 1u << 30;  // only Merge() merges
+  o.graph.L = 100;                   // a merge of several seconds
+  std::mt19937_64 rng(13);
+  Model model;
+  {
+    auto opened = Collection::Open(dir.File("c"), o);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    Collection& c = **opened;
+    std::vector<VectorId> ids(400);
+    std::iota(ids.begin(), ids.end(), 0);
+    ASSERT_TRUE(UpsertBatch(c, model, rng, ids).ok());  // the threshold build
+    const std::uint64_t version = c.Stats().index_version;
+    ids.resize(1000);
+    for (VectorId next = 400; next < 40400; next += 1000) {
+      std::iota(ids.begin(), ids.end(), next);
+      ASSERT_TRUE(UpsertBatch(c, model, rng, ids).ok());
+    }
+    Status merged;
+    std::thread merger([&] { merged = c.Merge(); });
+    for (int i = 0; i < 2000 && !c.Stats().merging; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(c.Stats().merging);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto stopped_at = std::chrono::steady_clock::now();
+    c.StopMerges();
+    merger.join();  // Merge() returns at once: Aborted
+    EXPECT_FALSE(c.WaitForMerge().ok());  // the running merge ends, abandoned
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped_at).count();
+    EXPECT_EQ(merged.code(), StatusCode::kAborted) << merged.ToString();
+    EXPECT_LT(seconds, 5.0);
+    EXPECT_FALSE(c.Stats().merging);
+    EXPECT_EQ(c.Stats().index_version, version);
+    EXPECT_EQ(c.Stats().pending, 40000u);
+    EXPECT_EQ(c.Merge().code(), StatusCode::kAborted);  // none starts any more
+    // Writes and searches go on (the pending list is scanned exactly).
+    std::iota(ids.begin(), ids.end(), 40400);
+    ASSERT_TRUE(UpsertBatch(c, model, rng, ids).ok());
+    EXPECT_GE(Recall(c, model, rng, 5), 0.9);
+    ASSERT_TRUE(c.Close().ok());
+  }
+  auto reopened = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ((*reopened)->Stats().pending, 41000u);
+  ExpectStoredExactly(**reopened, model);
+  EXPECT_GE(Recall(**reopened, model, rng, 5), 0.9);
+}
+
 // The threads of this process whose CPU mask is exactly `cpus` (from
 // /proc/self/task/*/status).
 int ThreadsPinnedTo(const std::string& cpus) {

@@ -199,6 +199,10 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
     while (m.options.memory_budget_bytes > 0 && m.current().version &&
            m.current().pending->MemoryBytesWith(n) > m.options.memory_budget_bytes &&
            !m.pending_pos.empty() && m.options.background_merge) {
+      if (m.merge_stop.stop_requested()) {
+        return Status::Busy("upsert: the pending vectors fill the memory budget and merges are "
+                            "stopped (the collection is closing)");
+      }
       m.last_merge_error = Status::OK();
       ++m.budget_waiters;  // MergeDue while a writer waits here
       m.RequestMerge();

@@ -7,6 +7,7 @@
 #define STRATA_GRAPH_GRAPH_OPTIONS_H_
 
 #include <cstdint>
+#include <stop_token>
 
 #include "strata/status.h"
 #include "strata/types.h"
@@ -71,6 +72,10 @@ struct VamanaBuildOptions {
   std::uint32_t num_threads = 0;
   // Seeds the node insertion order (a random permutation of the rows).
   std::uint64_t seed = 0x5eed;
+  // A request to stop: the build ends with Aborted soon after it is made
+  // (every worker checks before each insert). Not a shape
+  // parameter: a collection closing stops its merge with it.
+  std::stop_token stop;
 
   // InvalidArgument naming the first bad field.
   Status Validate() const;

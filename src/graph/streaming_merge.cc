@@ -24,7 +24,8 @@ VamanaBuildOptions StreamingMergeOptions::BuildOptions() const {
                             .slack_factor = slack_factor,
                             .max_occlusion_size = max_occlusion_size,
                             .num_threads = num_threads,
-                            .seed = seed};
+                            .seed = seed,
+                            .stop = stop};
 }
 
 Status StreamingMergeOptions::Validate() const {
@@ -158,6 +159,7 @@ Result<VamanaGraph> Merger::Run(const std::vector<NodeId>& survivors,
   STRATA_ASSIGN_OR_RETURN(FlatAdjacency graph,
                           FlatAdjacency::Create(n, o_.BuildOptions().SlackDegree()));
   ConsolidateDeletes(survivors, view, &graph);
+  if (o_.stop.stop_requested()) return Status::Aborted("StreamingMerge: stopped on request");
 
   // 2. Entry point.
   const NodeId old_entry = old_.entry_point();
@@ -184,7 +186,8 @@ Result<VamanaGraph> Merger::Run(const std::vector<NodeId>& survivors,
     const std::size_t k = static_cast<std::size_t>(rng() % i);
     std::swap(order[i - 1], order[k]);
   }
-  inserter->Insert(order, entry, params_);
+  inserter->Insert(order, entry, params_, nullptr, o_.stop);
+  if (o_.stop.stop_requested()) return Status::Aborted("StreamingMerge: stopped on request");
   report_.seconds_insert = phase.ElapsedSeconds();
 
   // 4. Patch: lists above R (old lists that overflowed their slack were

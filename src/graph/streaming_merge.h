@@ -68,6 +68,8 @@ struct StreamingMergeOptions {
   std::uint32_t num_threads = 0;
   // Seeds the insertion order of the new rows (and of a full rebuild).
   std::uint64_t seed = 1;
+  // A request to stop: the merge ends with Aborted soon after (as BuildVamana's).
+  std::stop_token stop;
 
   // InvalidArgument naming the first bad field (the ranges of VamanaBuildOptions).
   Status Validate() const;

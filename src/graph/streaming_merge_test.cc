@@ -255,6 +255,17 @@ TEST(StreamingMerge, MultiThreadedMergeIsWellFormed) {
   EXPECT_GE(o.merged_recall, o.rebuilt_recall - 0.02);
 }
 
+TEST(StreamingMerge, StopRequestAbortsTheMerge) {
+  const Base& base = BaseFor(Metric::kL2);
+  const auto added = Mixture(kN / 5, kBaseSeed + 99, Metric::kL2);
+  std::stop_source stop;
+  stop.request_stop();
+  StreamingMergeOptions options = MergeOptions(Metric::kL2);
+  options.stop = stop.get_token();
+  auto g = StreamingMerge(base.graph, base.rows, DeleteFlags(kN, kN / 10, 16), added, kD, options);
+  EXPECT_EQ(g.status().code(), StatusCode::kAborted) << g.status().ToString();
+}
+
 TEST(StreamingMerge, DeletesOnly) {
   const auto deleted = DeleteFlags(kN, kN / 10, 15);
   const Outcome o = MergeAndCompare(Metric::kL2, deleted, 0, MergeOptions(Metric::kL2));

@@ -202,12 +202,14 @@ void VamanaInserter::AddReverseEdge(NodeId j, NodeId p, const PruneParams& param
 }
 
 void VamanaInserter::Insert(std::span<const NodeId> order, NodeId entry, const PruneParams& params,
-                            const std::function<void(std::uint64_t done)>& on_done) {
+                            const std::function<void(std::uint64_t done)>& on_done,
+                            std::stop_token stop) {
   std::atomic<std::uint64_t> done{0};
   ParallelForChunks(order.size(), threads_, /*grain=*/16,
                     [&](std::size_t b, std::size_t e, unsigned t) {
                       Worker& w = *workers_[t];
-                      for (std::size_t i = b; i < e; ++i) {
+                      // Checked per insert: one thread's chunk may be the whole order.
+                      for (std::size_t i = b; i < e && !stop.stop_requested(); ++i) {
                         InsertNode(order[i], entry, params, w);
                         const std::uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
                         if (on_done) on_done(d);
@@ -295,7 +297,7 @@ void VamanaBuilder::RunPass(VamanaInserter& inserter, std::uint64_t seed,
     if (d % report_every == 0) {
       Report(p_begin + (p_end - p_begin) * static_cast<double>(d) / static_cast<double>(n));
     }
-  });
+  }, o_.stop);
 }
 
 Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
@@ -327,6 +329,7 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
     const PruneParams params = Params(last ? o_.alpha : 1.0f);
     RunPass(*inserter, seeder(), params,
             kPassShare * pass / o_.num_passes, kPassShare * (pass + 1) / o_.num_passes);
+    if (o_.stop.stop_requested()) return Status::Aborted("BuildVamana: stopped on request");
     if (!last) inserter->PruneOverfull(params);
   }
   stats.seconds_passes = phase.ElapsedSeconds();

@@ -195,9 +195,12 @@ class VamanaInserter {
   // Inserts the nodes of `order` (distinct ids < graph size) from `entry`,
   // taking chunks of 16 in order (one thread = exactly this order, so
   // deterministic). `on_done(count)`, if set, is called after each insert
-  // with the number done so far, concurrently from the worker threads.
+  // with the number done so far, concurrently from the worker threads. Once
+  // `stop` is requested the workers insert no further node (the caller
+  // checks the token and abandons the graph).
   void Insert(std::span<const NodeId> order, NodeId entry, const PruneParams& params,
-              const std::function<void(std::uint64_t done)>& on_done = nullptr);
+              const std::function<void(std::uint64_t done)>& on_done = nullptr,
+              std::stop_token stop = {});
 
   // Re-prunes every list longer than params.max_degree down to it (the
   // build's final cleanup; the merge's patch of overflowing lists).

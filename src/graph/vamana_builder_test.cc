@@ -211,6 +211,30 @@ TEST(BuildVamana, ProgressIsMonotoneAndEndsAtOne) {
   }
 }
 
+// A stop request ends the build with Aborted at the next chunk of inserts:
+// the progress seen after it stays near where it was made.
+TEST(BuildVamana, StopRequestAbortsTheBuild) {
+  const auto rows = testing::GaussianMixture(4000, kD, 8, kBaseSeed);
+  for (const std::uint32_t threads : {1u, 2u}) {
+    std::stop_source stop;
+    VamanaBuildOptions o = TestOptions(Metric::kL2);
+    o.num_threads = threads;
+    o.stop = stop.get_token();
+    double last = 0;
+    auto g = BuildVamana(rows, kD, o, [&](double f) {
+      last = f;
+      if (f >= 0.2) stop.request_stop();
+    });
+    EXPECT_EQ(g.status().code(), StatusCode::kAborted) << g.status().ToString();
+    EXPECT_LT(last, 0.3) << "threads " << threads;
+  }
+  std::stop_source stopped;
+  stopped.request_stop();
+  VamanaBuildOptions o = TestOptions(Metric::kL2);
+  o.stop = stopped.get_token();
+  EXPECT_EQ(BuildVamana(rows, kD, o).status().code(), StatusCode::kAborted);
+}
+
 TEST(BuildVamana, ShardIdsMapLocalToGlobal) {
   const auto rows = testing::GaussianMixture(300, 8, 4, kBaseSeed);
   std::vector<VectorId> ids(300);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stop_token>
 #include <string>
 
 #include "strata/dataset.h"
@@ -26,6 +27,13 @@ struct BuildRows {
   std::uint64_t n = 0;
   VectorMatrix matrix;  // n x dim float32
 };
+
+// Aborted naming `what` once `stop` is requested (builds check it between
+// phases); OK otherwise.
+inline Status StopRequested(const std::stop_token& stop, const char* what) {
+  if (!stop.stop_requested()) return Status::OK();
+  return Status::Aborted(std::string(what) + ": stopped on request");
+}
 
 // Reads every row of `base_path` as float32. InvalidArgument for a file
 // without rows; NotSupported for 2^32 - 1 rows or more (`what` names the

@@ -141,6 +141,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   }
   report.seconds_load = phase.ElapsedSeconds();
   report_progress("load", 1.0);
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "graph index build"));
 
   // ---- PQ ----
   phase.Reset();
@@ -152,6 +153,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   report.pq_bytes = static_cast<std::uint32_t>(pq.code_size());
   report.seconds_pq = phase.ElapsedSeconds();
   report_progress("pq", 1.0);
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "graph index build"));
 
   // ---- graph (built, or reused from another index of the same vectors) ----
   phase.Reset();
@@ -170,6 +172,7 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   gopt.num_passes = options.passes;
   gopt.num_threads = options.threads;
   gopt.seed = options.seed;
+  gopt.stop = options.stop;
   if (!reused) {
     STRATA_ASSIGN_OR_RETURN(reused, graph::BuildVamana(graph_rows, dim, gopt, [&](double f) {
                               report_progress("graph", f);

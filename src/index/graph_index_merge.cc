@@ -80,6 +80,7 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   mo.alpha = options.alpha;
   mo.num_threads = options.threads;
   mo.seed = options.seed;
+  mo.stop = options.stop;
   std::vector<float> merged_graph_rows;
   graph::StreamingMergeReport local_report;
   STRATA_ASSIGN_OR_RETURN(
@@ -119,6 +120,7 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   std::vector<std::uint8_t> codes(n * pq->code_size());
   STRATA_RETURN_IF_ERROR(pq->Encode(merged_graph_rows.data(), n, codes.data(), options.threads));
   report.seconds_pq = phase.ElapsedSeconds();
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "graph index merge"));
 
   const std::span<const float> graph_rows(merged_graph_rows);
   const std::span<const float> values = separate ? std::span<const float>(merged_values) : graph_rows;

@@ -60,6 +60,7 @@ Result<search::MemGraph> BuildMemGraph(std::span<const float> rows, std::uint64_
   gopt.alpha = options.alpha;
   gopt.num_threads = options.threads;
   gopt.seed = options.seed;
+  gopt.stop = options.stop;
   STRATA_ASSIGN_OR_RETURN(graph::VamanaGraph g, graph::BuildVamana(vectors, dim, gopt));
   auto adjacency = graph::FlatAdjacency::Create(sample.size(), options.mem_graph_R);
   if (!adjacency.ok()) return adjacency.status();
@@ -128,6 +129,7 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
   const std::uint64_t num_slots = order.row_of.size();
   report.empty_slots = num_slots - n;
   report.seconds_shuffle = phase.ElapsedSeconds();
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "graph index write"));
 
   // ---- MemGraph ----
   phase.Reset();
@@ -139,6 +141,7 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
     report_progress("memgraph", 1.0);
   }
   report.seconds_mem_graph = phase.ElapsedSeconds();
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "graph index write"));
 
   // ---- write ----
   phase.Reset();

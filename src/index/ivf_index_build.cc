@@ -84,6 +84,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   }
   report.seconds_load = phase.ElapsedSeconds();
   report_progress("load", 1.0);
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "ivf index build"));
 
   // ---- clusters ----
   phase.Reset();
@@ -111,6 +112,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   const std::size_t C = clustering.num_clusters;
   report.seconds_cluster = phase.ElapsedSeconds();
   report_progress("cluster", 1.0);
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "ivf index build"));
 
   // ---- encode ----
   phase.Reset();
@@ -125,6 +127,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
                                   options.seed, options.threads));
   report.seconds_encode = phase.ElapsedSeconds();
   report_progress("encode", 1.0);
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "ivf index build"));
 
   // ---- write ----
   std::vector<std::uint64_t> sizes(C);

@@ -361,6 +361,7 @@ Result<IvfBuildReport> MergeIvfIndex(const std::string& old_dir,
   }
   in.new_values = new_values.data();
   report.seconds_load = phase.ElapsedSeconds();
+  STRATA_RETURN_IF_ERROR(StopRequested(options.stop, "ivf index merge"));
 
   // ---- assign the new rows to their nearest centroid (squared L2, as the
   // build assigns) and decide each cluster's fate ----
@@ -428,7 +429,8 @@ Result<IvfBuildReport> MergeIvfIndex(const std::string& old_dir,
     quant::ScopedSingleThreadedBlas one_level;  // workers call sgemm (k-means, rotation)
     ParallelForChunks(C_old, options.threads, 1, [&](std::size_t b, std::size_t e, unsigned) {
       for (std::size_t c = b; c < e && !failed.load(std::memory_order_relaxed); ++c) {
-        Status st = MergeCluster(in, c, &clusters[c]);
+        Status st = StopRequested(options.stop, "ivf index merge");
+        if (st.ok()) st = MergeCluster(in, c, &clusters[c]);
         if (!st.ok()) {
           std::lock_guard<std::mutex> lock(mu);
           if (!failed.exchange(true)) first_error = st.WithContext("cluster " + std::to_string(c));

@@ -7,26 +7,39 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/collection_config.h"
+
 namespace strata::server {
 namespace fs = std::filesystem;
 
 ServedCollection::ServedCollection(std::string name, std::unique_ptr<Collection> c, std::FILE* log,
-                                   std::set<VectorId> ids, std::string dir, CollectionOptions reopen)
+                                   std::set<VectorId> ids, bool uuids, std::string dir,
+                                   CollectionOptions reopen)
     : name_(std::move(name)),
       dir_(std::move(dir)),
       reopen_(std::move(reopen)),
       collection_(std::move(c)),
       log_(log),
-      ids_(std::move(ids)) {
+      ids_(std::move(ids)),
+      uuids_(uuids) {
   reopen_.create_if_missing = false;
   reopen_.error_if_exists = false;
 }
 
 ServedCollection::~ServedCollection() { Close().IgnoreError(); }
 
-Status ServedCollection::AppendLog(char op, std::span<const VectorId> ids) {
+namespace {
+// The id log's mark that some point has a UUID id (a line that is no id).
+constexpr std::string_view kUuidMark = "#uuids";
+}  // namespace
+
+Status ServedCollection::AppendLog(char op, std::span<const VectorId> ids, bool uuid_mark) {
   std::string text;
-  text.reserve(ids.size() * 12);
+  text.reserve(ids.size() * 12 + kUuidMark.size() + 1);
+  if (uuid_mark) {
+    text += kUuidMark;
+    text.push_back('\n');
+  }
   for (VectorId id : ids) {
     text.push_back(op);
     text += std::to_string(id);
@@ -41,10 +54,13 @@ Status ServedCollection::AppendLog(char op, std::span<const VectorId> ids) {
 }
 
 Status ServedCollection::Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
-                                std::span<const std::string> payloads) {
+                                std::span<const std::string> payloads, bool any_uuid) {
   std::lock_guard<std::mutex> lock(write_mu_);
   if (log_ == nullptr) return Status::Aborted("collection " + name_ + " is closed");
-  STRATA_RETURN_IF_ERROR(AppendLog('+', ids));
+  const bool mark = any_uuid && !uuids_.load();
+  STRATA_RETURN_IF_ERROR(AppendLog('+', ids, mark));
+  // Set before the write: a search that sees the point reads its payload.
+  if (mark) uuids_.store(true, std::memory_order_release);
   STRATA_RETURN_IF_ERROR(collection_->Upsert(ids, vectors, payloads));
   std::unique_lock<std::shared_mutex> ids_lock(ids_mu_);
   ids_.insert(ids.begin(), ids.end());
@@ -76,6 +92,11 @@ std::vector<VectorId> ServedCollection::IdsFrom(VectorId from, std::size_t max) 
 std::uint64_t ServedCollection::size() const {
   std::shared_lock<std::shared_mutex> lock(ids_mu_);
   return ids_.size();
+}
+
+void ServedCollection::StopMerges() {
+  auto use = Use();
+  if (!closed_) collection_->StopMerges();
 }
 
 Status ServedCollection::Close() {
@@ -128,9 +149,7 @@ std::string CollectionManager::MetaPath(const std::string& name) const {
 // The per-open options a collection was created with (Collection stores only
 // its creation fields), so that a restart keeps its durability and threshold.
 Status CollectionManager::WriteOpenOptions(const std::string& path, const CollectionOptions& o) {
-  const nlohmann::json j = {{"durability", std::string(DurabilityName(o.durability))},
-                            {"flat_threshold", o.flat_threshold},
-                            {"max_batch", o.max_batch}};
+  const nlohmann::json j = OpenOptionsJson(o);
   std::ofstream out(path, std::ios::trunc);
   out << j.dump() << "\n";
   out.flush();
@@ -141,19 +160,7 @@ Status CollectionManager::ReadOpenOptions(const std::string& path, CollectionOpt
   std::ifstream in(path);
   if (!in) return Status::OK();  // made by an older server or by hand: defaults
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object()) return Status::Corruption(path + ": not a JSON object");
-  if (j.contains("durability") && j["durability"].is_string()) {
-    Result<Durability> d = ParseDurability(j["durability"].get<std::string>());
-    if (!d.ok()) return d.status().WithContext(path);
-    o->durability = d.value();
-  }
-  if (j.contains("flat_threshold") && j["flat_threshold"].is_number_unsigned()) {
-    o->flat_threshold = j["flat_threshold"].get<std::uint64_t>();
-  }
-  if (j.contains("max_batch") && j["max_batch"].is_number_unsigned()) {
-    o->max_batch = j["max_batch"].get<std::uint64_t>();
-  }
-  return Status::OK();
+  return ApplyOpenOptionsJson(j, o).WithContext(path);
 }
 
 std::string CollectionManager::LogPath(const std::string& name) const {
@@ -166,10 +173,15 @@ Result<std::shared_ptr<ServedCollection>> CollectionManager::OpenOne(
   if (!c.ok()) return c.status().WithContext("collection " + name);
   // Replay the id log, then keep only ids the collection holds.
   std::set<VectorId> listed;
+  bool uuids = false;
   {
     std::ifstream in(LogPath(name));
     std::string line;
     while (std::getline(in, line)) {
+      if (line == kUuidMark) {
+        uuids = true;
+        continue;
+      }
       if (line.size() < 2) continue;  // a torn last line
       VectorId id = 0;
       try {
@@ -201,6 +213,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionManager::OpenOne(
   const std::string tmp = LogPath(name) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
+    if (uuids) out << kUuidMark << '\n';
     for (VectorId id : ids) out << '+' << id << '\n';
     out.flush();
     if (!out) return Status::IOError("cannot write " + tmp);
@@ -210,7 +223,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionManager::OpenOne(
   if (ec) return Status::IOError("rename " + tmp + ": " + ec.message());
   std::FILE* log = std::fopen(LogPath(name).c_str(), "a");
   if (log == nullptr) return Status::FromErrno("open " + LogPath(name), errno);
-  return std::make_shared<ServedCollection>(name, std::move(c.value()), log, std::move(ids),
+  return std::make_shared<ServedCollection>(name, std::move(c.value()), log, std::move(ids), uuids,
                                             CollectionDir(name), options);
 }
 
@@ -269,6 +282,8 @@ Result<bool> CollectionManager::Drop(const std::string& name) {
   }
   // Requests still holding it finish first: Close waits for their writes;
   // searches on it keep the Collection object alive through the shared_ptr.
+  // Its merge is abandoned: the directory goes.
+  sc->StopMerges();
   STRATA_RETURN_IF_ERROR(sc->Close());
   std::error_code ec;
   fs::remove_all(CollectionDir(name), ec);
@@ -291,6 +306,7 @@ Status CollectionManager::CloseAll() {
     std::lock_guard<std::mutex> lock(mu_);
     all.swap(collections_);
   }
+  for (auto& [name, c] : all) c->StopMerges();
   Status first;
   for (auto& [name, c] : all) {
     Status s = c->Close();

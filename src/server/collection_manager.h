@@ -9,6 +9,7 @@
 #ifndef STRATA_SERVER_COLLECTION_MANAGER_H_
 #define STRATA_SERVER_COLLECTION_MANAGER_H_
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -28,15 +29,21 @@ namespace strata::server {
 class ServedCollection {
  public:
   // `dir` and `reopen` are where and how Quiesce reopens the collection.
+  // `uuids`: the id log says some point was upserted with a UUID id.
   ServedCollection(std::string name, std::unique_ptr<Collection> c, std::FILE* log,
-                   std::set<VectorId> ids, std::string dir, CollectionOptions reopen);
+                   std::set<VectorId> ids, bool uuids, std::string dir, CollectionOptions reopen);
   ~ServedCollection();
 
   const std::string& name() const { return name_; }
   Collection& collection() { return *collection_; }
   // Upsert/Delete through here keep the id set in step with the collection.
+  // `any_uuid`: some of `ids` stand for UUIDs (kept in their payloads).
   Status Upsert(std::span<const VectorId> ids, std::span<const float> vectors,
-                std::span<const std::string> payloads);
+                std::span<const std::string> payloads, bool any_uuid);
+  // Whether a point may carry a UUID id: a search that returns no payload
+  // must still read the hits' payloads to answer with those ids. Once true,
+  // stays true (the id log keeps a mark).
+  bool may_have_uuids() const { return uuids_.load(std::memory_order_acquire); }
   Result<std::uint64_t> Delete(std::span<const VectorId> ids);
   // Up to `max` ids >= `from`, ascending.
   std::vector<VectorId> IdsFrom(VectorId from, std::size_t max) const;
@@ -46,6 +53,9 @@ class ServedCollection {
   // The lock does not own the collection; check closed() once holding it.
   std::shared_lock<std::shared_mutex> Use() const { return std::shared_lock(life_mu_); }
   bool closed() const { return closed_; }
+  // Abandons the collection's running merge and starts no more
+  // (Collection::StopMerges): Close is then quick. Nothing is lost.
+  void StopMerges();
   Status Close();
   // Runs `fn` while the collection is closed (its directory and the id log
   // consistent on disk, no request in flight: new ones wait), then reopens
@@ -54,7 +64,8 @@ class ServedCollection {
   Status Quiesce(const std::function<Status()>& fn);
 
  private:
-  Status AppendLog(char op, std::span<const VectorId> ids);
+  // Lines `op id` (and first the UUID mark when `uuid_mark`), flushed to the OS.
+  Status AppendLog(char op, std::span<const VectorId> ids, bool uuid_mark = false);
 
   std::string name_;
   std::string dir_;
@@ -64,6 +75,7 @@ class ServedCollection {
   mutable std::shared_mutex ids_mu_;
   std::FILE* log_;
   std::set<VectorId> ids_;
+  std::atomic<bool> uuids_{false};
   mutable std::shared_mutex life_mu_;
   bool closed_ = false;  // guarded by life_mu_
 };
@@ -79,7 +91,9 @@ class CollectionManager {
   // False if absent.
   Result<bool> Drop(const std::string& name);
   std::vector<std::string> Names() const;
-  // Closes (flushes) every collection.
+  // Closes (flushes) every collection, after stopping every merge (a
+  // stopping server does not wait for index builds: their inputs are durable
+  // and are merged after the next start).
   Status CloseAll();
 
   // Snapshots (snapshots.cc): one tar file per snapshot under

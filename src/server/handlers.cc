@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "server/collection_config.h"
 #include "server/handlers.h"
 #include "strata/filter.h"
 
@@ -295,23 +296,8 @@ Reply Handlers::CreateCollection(const std::string& name, const json& body) {
   o.metric = metric.value();
   o.max_batch = options_.max_batch;
   // Our own knobs, under "strata" (Qdrant ignores unknown keys; we name them).
-  const json& s = body.value("strata", json::object());
-  if (!s.is_object()) return ErrorReply(400, "strata: must be an object");
-  for (auto it = s.begin(); it != s.end(); ++it) {
-    const std::string& k = it.key();
-    const json& v = it.value();
-    if (k == "index" && v.is_string() && (v == "graph" || v == "ivf")) {
-      o.index_type = v.get<std::string>();
-    } else if (k == "durability" && v.is_string()) {
-      Result<Durability> d = ParseDurability(v.get<std::string>());
-      if (!d.ok()) return ErrorReply(400, "strata.durability: " + d.status().message());
-      o.durability = d.value();
-    } else if (k == "flat_threshold" && IsUnsigned(v)) {
-      o.flat_threshold = v.get<std::uint64_t>();
-    } else {
-      return ErrorReply(400, "strata." + k + ": unknown option or bad value " + v.dump() +
-                                 " (index: graph|ivf, durability: sync|async, flat_threshold: N)");
-    }
+  if (Status s = ApplyStrataOptions(body.value("strata", json::object()), &o); !s.ok()) {
+    return ErrorReply(400, s.message());
   }
   Status st = manager_->Create(name, o);
   if (!st.ok()) return ErrorReply(HttpStatusOf(st), st.message());
@@ -329,7 +315,8 @@ Reply Handlers::CollectionInfo(const std::string& name) {
     schema[f.path] = {{"data_type", std::string(PayloadFieldTypeName(f.type))}, {"points", st.live}};
   }
   json result = {
-      {"status", "green"},
+      // Qdrant: yellow while an optimization (here, a merge) runs.
+      {"status", st.merging ? "yellow" : "green"},
       {"optimizer_status", "ok"},
       {"points_count", st.live},
       {"indexed_vectors_count", st.indexed},
@@ -341,8 +328,8 @@ Reply Handlers::CollectionInfo(const std::string& name) {
           {"replication_factor", 1},
           {"on_disk_payload", true}}},
         {"strata", {{"index", st.index_type}, {"index_version", st.index_version},
-                    {"pending", st.pending}, {"ram_bytes", st.ram_bytes},
-                    {"disk_bytes", st.disk_bytes}}}}},
+                    {"pending", st.pending}, {"merging", st.merging}, {"merges", st.merges},
+                    {"ram_bytes", st.ram_bytes}, {"disk_bytes", st.disk_bytes}}}}},
       {"payload_schema", schema},
   };
   return Reply{200, OkBody(result, 0).dump()};
@@ -374,6 +361,12 @@ Reply Handlers::MetricsText() {
     }
   }
   for (const auto& [n, st] : stats) out << "strata_collection_points{collection=\"" << n << "\"} " << st.live << "\n";
+  out << "# TYPE strata_collection_pending gauge\n";
+  for (const auto& [n, st] : stats) out << "strata_collection_pending{collection=\"" << n << "\"} " << st.pending << "\n";
+  out << "# TYPE strata_collection_merging gauge\n";
+  for (const auto& [n, st] : stats) out << "strata_collection_merging{collection=\"" << n << "\"} " << (st.merging ? 1 : 0) << "\n";
+  out << "# TYPE strata_collection_merges_total counter\n";
+  for (const auto& [n, st] : stats) out << "strata_collection_merges_total{collection=\"" << n << "\"} " << st.merges << "\n";
   out << "# TYPE strata_collection_ram_bytes gauge\n";
   for (const auto& [n, st] : stats) out << "strata_collection_ram_bytes{collection=\"" << n << "\"} " << st.ram_bytes << "\n";
   out << "# TYPE strata_collection_disk_bytes gauge\n";

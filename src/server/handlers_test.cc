@@ -1,8 +1,12 @@
 // The endpoints driven directly (no sockets): request JSON in, Qdrant JSON out.
 #include "server/handlers.h"
 
+#include <chrono>
 #include <filesystem>
 #include <random>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -127,6 +131,32 @@ TEST_F(HandlersTest, PointsSearchScrollCountSurviveReopen) {
   EXPECT_EQ(Call("POST", "/collections/c/points/search", {{"vector", {0, 0}}, {"limit", 100000}}).first, 400);
 }
 
+// A search without payloads reads none while no point has a UUID id, and
+// answers with UUIDs once one has, also after a restart (the id log's mark).
+TEST_F(HandlersTest, SearchWithoutPayloadStillAnswersUuids) {
+  const std::string uuid = "5c56c793-69f3-4fbf-87e6-c4bf54c28c26";
+  ASSERT_EQ(Call("PUT", "/collections/u", {{"vectors", {{"size", 2}, {"distance", "Euclid"}}}}).first, 200);
+  json points = json::array();
+  for (int i = 0; i < 20; ++i) points.push_back({{"id", i}, {"vector", {i, 0}}, {"payload", {{"i", i}}}});
+  ASSERT_EQ(Call("PUT", "/collections/u/points", {{"points", points}}).first, 200);
+  EXPECT_FALSE(manager_->Get("u")->may_have_uuids());
+  const json search = {{"vector", {50, 0}}, {"limit", 1}};
+  auto [s1, r1] = Call("POST", "/collections/u/points/search", search);
+  ASSERT_EQ(s1, 200) << r1.dump();
+  EXPECT_EQ(r1["result"][0]["id"], 19);
+  EXPECT_FALSE(r1["result"][0].contains("payload") && !r1["result"][0]["payload"].is_null())
+      << r1.dump();
+  ASSERT_EQ(Call("PUT", "/collections/u/points", {{"points", {{{"id", uuid}, {"vector", {49, 0}}}}}}).first, 200);
+  EXPECT_TRUE(manager_->Get("u")->may_have_uuids());
+  for (int round = 0; round < 2; ++round) {
+    auto [s, r] = Call("POST", "/collections/u/points/search", search);
+    ASSERT_EQ(s, 200) << r.dump();
+    EXPECT_EQ(r["result"][0]["id"], uuid) << "round " << round << ": " << r.dump();
+    Reopen();
+    EXPECT_TRUE(manager_->Get("u")->may_have_uuids());
+  }
+}
+
 TEST_F(HandlersTest, StrataOptionsSurviveRestart) {
   ASSERT_EQ(Call("PUT", "/collections/t", {{"vectors", {{"size", 2}, {"distance", "Euclid"}}},
                                            {"strata", {{"flat_threshold", 300}, {"durability", "sync"}}}}).first, 200);
@@ -137,6 +167,56 @@ TEST_F(HandlersTest, StrataOptionsSurviveRestart) {
   auto [s, r] = Call("GET", "/collections/t");
   ASSERT_EQ(s, 200);
   EXPECT_GT(r["result"]["config"]["strata"]["index_version"].get<int>(), 0) << r.dump();
+}
+
+TEST_F(HandlersTest, StrataBuildAndMergeOptions) {
+  const json vectors = {{"size", 4}, {"distance", "Euclid"}};
+  auto create = [&](const std::string& name, const json& strata) {
+    return Call("PUT", "/collections/" + name, {{"vectors", vectors}, {"strata", strata}});
+  };
+  // Each bad option is a 400 that names it.
+  for (const auto& [strata, named] : std::vector<std::pair<json, std::string>>{
+           {{{"graph", {{"Q", 1}}}}, "graph.Q"},
+           {{{"graph", {{"R", -3}}}}, "graph.R"},
+           {{{"graph", {{"R", 2}}}}, "R must be"},
+           {{{"graph", 5}}, "graph"},
+           {{{"ivf", {{"bits", "x"}}}}, "ivf.bits"},
+           {{{"merge_pending_ratio", "x"}}, "merge_pending_ratio"},
+           {{{"update_mode", "sideways"}}, "update_mode"},
+           {{{"update_mode", "in_place"}}, "in_place"},
+           {{{"index", "hnsw"}}, "index"}}) {
+    auto [status, reply] = create("bad", strata);
+    EXPECT_EQ(status, 400) << strata.dump();
+    EXPECT_NE(reply.dump().find(named), std::string::npos) << strata.dump() << " -> " << reply.dump();
+  }
+  EXPECT_EQ(Call("GET", "/collections/bad").first, 404);
+
+  ASSERT_EQ(create("g", {{"flat_threshold", 256}, {"merge_pending_count", 100},
+                         {"merge_pending_ratio", 0.0}, {"update_mode", "buffered"},
+                         {"graph", {{"R", 16}, {"L", 40}, {"alpha", 1.1}, {"pq_bytes", 4}}}}).first,
+            200);
+  Reopen();  // merge policy from the options file, build parameters from the collection
+  std::mt19937 rng(3);
+  std::normal_distribution<float> nd;
+  json points = json::array();
+  for (int i = 0; i < 256; ++i) points.push_back({{"id", i}, {"vector", {nd(rng), nd(rng), nd(rng), nd(rng)}}});
+  ASSERT_EQ(Call("PUT", "/collections/g/points", {{"points", points}}).first, 200);
+  const CollectionStats st = manager_->Get("g")->collection().Stats();
+  EXPECT_NE(st.index_description.find("R=16"), std::string::npos) << st.index_description;
+  EXPECT_NE(st.index_description.find("pq 4 B"), std::string::npos) << st.index_description;
+  auto [s, r] = Call("GET", "/collections/g");
+  ASSERT_EQ(s, 200);
+  EXPECT_TRUE(r["result"]["config"]["strata"].contains("merging")) << r.dump();
+  // 100 pending (the count, not the ratio) start a merge.
+  points = json::array();
+  for (int i = 256; i < 356; ++i) points.push_back({{"id", i}, {"vector", {nd(rng), nd(rng), nd(rng), nd(rng)}}});
+  ASSERT_EQ(Call("PUT", "/collections/g/points", {{"points", points}}).first, 200);
+  ASSERT_TRUE(manager_->Get("g")->collection().WaitForMerge().ok());
+  for (int i = 0; i < 200 && manager_->Get("g")->collection().Stats().pending > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    ASSERT_TRUE(manager_->Get("g")->collection().WaitForMerge().ok());
+  }
+  EXPECT_EQ(manager_->Get("g")->collection().Stats().pending, 0u);
 }
 
 }  // namespace

@@ -391,10 +391,16 @@ class PyCollection {
     Run([](Collection& c) { return c.WaitForMerge(); });
   }
 
-  void Close() {
+  void Close(bool stop_merges) {
     Status status;
     {
       py::gil_scoped_release nogil;
+      if (stop_merges) {
+        // First, under the shared lock: a merge() in flight on another
+        // thread holds it until its merge ends, which this makes quick.
+        std::shared_lock<std::shared_mutex> lock(mu_);
+        if (collection_) collection_->StopMerges();
+      }
       // Exclusive: waits for the calls other threads have in flight.
       std::unique_lock<std::shared_mutex> lock(mu_);
       if (collection_) {
@@ -576,10 +582,13 @@ type or a bad path.)doc")
            "holds 256 vectors). Does nothing when there is nothing to merge.")
       .def("wait_for_merge", &PyCollection::WaitForMerge,
            "Waits for a running background merge and raises its error, if any.")
-      .def("close", &PyCollection::Close,
+      .def("close", &PyCollection::Close, py::arg("stop_merges") = false,
            "Waits for a running merge and for calls in flight on other threads, syncs the\n"
            "log and releases the directory. Idempotent; any other call after it is a\n"
-           "ValueError. Also done by `with` and when the object is garbage collected.")
+           "ValueError. Also done by `with` and when the object is garbage collected.\n"
+           "stop_merges=True abandons a running merge instead of waiting for it (within\n"
+           "about a second): nothing is lost, what it would have merged stays pending and\n"
+           "is merged after the next open.")
       .def("__enter__",
            [](py::object self) {
              if (self.cast<PyCollection&>().closed()) {
@@ -589,7 +598,7 @@ type or a bad path.)doc")
            })
       .def("__exit__",
            [](PyCollection& c, const py::args&) {
-             c.Close();
+             c.Close(false);
              return false;
            })
       .def_property_readonly("path", &PyCollection::path, "The collection's directory.")

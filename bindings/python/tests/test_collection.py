@@ -1,6 +1,8 @@
 """strata.Collection: every call, its results against numpy, and its lifecycle."""
 
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -311,3 +313,35 @@ def test_payload_index_and_exact_scan(coll_path, rng):
         strata.Collection(coll_path, payload_index=["labels"])
     with pytest.raises(ValueError, match="unknown field type"):
         strata.Collection(coll_path, payload_index={"labels": "text"})
+
+
+def test_close_stop_merges_abandons_a_running_merge(coll_path, rng):
+    data = rng.normal(size=(30000, 16)).astype(np.float32)
+    col = strata.Collection(coll_path, dim=16, L=100, merge_pending_count=1 << 30)
+    col.add(data[:400])  # the threshold build (flat_threshold 1024 is not reached: merge() builds)
+    col.merge()
+    col.add(data[400:])
+    errors = []
+
+    def merge():
+        try:
+            col.merge()
+        except Exception as e:  # noqa: BLE001 - the abandoned merge's error is the point
+            errors.append(e)
+
+    merger = threading.Thread(target=merge)
+    merger.start()
+    deadline = time.monotonic() + 20
+    while not col.stats()["merging"] and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert col.stats()["merging"]
+    start = time.monotonic()
+    col.close(stop_merges=True)
+    merger.join()
+    assert time.monotonic() - start < 5
+    assert len(errors) == 1 and "stopped" in str(errors[0])
+    with strata.Collection(coll_path) as again:
+        assert len(again) == 30000
+        assert again.stats()["pending"] == 29600
+        ids, _ = again.search(data[:5], k=1)
+        np.testing.assert_array_equal(ids[:, 0], np.arange(5))
