@@ -317,7 +317,7 @@ def test_payload_index_and_exact_scan(coll_path, rng):
 
 def test_close_stop_merges_abandons_a_running_merge(coll_path, rng):
     data = rng.normal(size=(30000, 16)).astype(np.float32)
-    col = strata.Collection(coll_path, dim=16, L=100, merge_pending_count=1 << 30)
+    col = strata.Collection(coll_path, dim=16, graph={"L": 100}, merge_pending_count=1 << 30)
     col.add(data[:400])  # the threshold build (flat_threshold 1024 is not reached: merge() builds)
     col.merge()
     col.add(data[400:])
@@ -340,7 +340,7 @@ def test_close_stop_merges_abandons_a_running_merge(coll_path, rng):
     merger.join()
     assert time.monotonic() - start < 5
     assert len(errors) == 1 and "stopped" in str(errors[0])
-    with strata.Collection(coll_path) as again:
+    with strata.Collection(coll_path, merge_pending_count=1 << 30) as again:
         assert len(again) == 30000
         assert again.stats()["pending"] == 29600
         ids, _ = again.search(data[:5], k=1)
