@@ -44,6 +44,15 @@ class PayloadTest {
     }
     return it->second;  // a record gone since the snapshot: deleted, not returned
   }
+  // Keeps the ids that pass, in an unspecified order (for in_ram() tests:
+  // the payload index checks many ids at a time).
+  void Retain(std::vector<VectorId>* ids) {
+    if (covered_ && filter_.reads_payload()) {
+      index_.RetainMatching(*bound_, ids);
+    } else {
+      std::erase_if(*ids, [&](VectorId id) { return !(*this)(id); });
+    }
+  }
   // The test on a record already read (the exact scan's), when it needs
   // the payload (!in_ram()).
   bool OnRecord(VectorId id, std::string_view payload) {
@@ -189,7 +198,7 @@ void PlanFilter(const Collection::Impl& m, const PayloadFilter& filter, std::uin
     plan->candidates.emplace();
     plan->candidates->ids = std::move(*ids);
     if (test->in_ram()) {
-      std::erase_if(plan->candidates->ids, [&](VectorId id) { return !(*test)(id); });
+      test->Retain(&plan->candidates->ids);
       plan->candidates->exact = true;
     }
     // An index that walks with them as a bitmap widens for their share.
@@ -216,7 +225,7 @@ void PlanFilter(const Collection::Impl& m, const PayloadFilter& filter, std::uin
   std::sort(sample->ids.begin(), sample->ids.end());
   sample->ids.erase(std::unique(sample->ids.begin(), sample->ids.end()), sample->ids.end());
   const std::size_t drawn = sample->ids.size();
-  std::erase_if(sample->ids, [&](VectorId id) { return !(*test)(id); });
+  test->Retain(&sample->ids);
   // Half a pass where none did: an estimate, not zero.
   const double passing =
       (static_cast<double>(sample->ids.size()) + (sample->ids.empty() ? 0.5 : 0.0)) *
@@ -243,17 +252,13 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   p.list_size = std::max(p.list_size, k);
   const FilterCandidates* candidates = plan.candidates ? &*plan.candidates : nullptr;
   std::vector<std::uint64_t> entry_rows;
-  for (VectorId id : plan.entry_ids) {
-    if (auto slot = v.SlotOf(id)) entry_rows.push_back(*slot);
-  }
+  v.AppendSlotsOf(plan.entry_ids, &entry_rows);
   if (!entry_rows.empty()) p.entry_rows = &entry_rows;
   // The filter's candidates as index rows: a graph ranks only those; other
   // indexes walk with them as a bitmap, rejecting the rest at a bit test.
   std::vector<std::uint64_t> rows, bits;
   if (candidates != nullptr) {
-    for (VectorId id : candidates->ids) {
-      if (auto slot = v.SlotOf(id)) rows.push_back(*slot);
-    }
+    v.AppendSlotsOf(candidates->ids, &rows);
     if (v.index().ranks_restricted()) {
       p.restrict_to = &rows;
       p.filter_fraction = 1.0f;  // every row it ranks passes

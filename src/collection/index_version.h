@@ -50,6 +50,10 @@ class IndexVersion {
   VectorId user_id(std::uint64_t slot) const { return slot_ids_[slot]; }
   // The slot holding user id `id`, if this version has one.
   std::optional<std::uint32_t> SlotOf(VectorId id) const;
+  // Appends the slots of those of `ids` the version holds, in an unspecified
+  // order. For many ids: sorted, then found in one pass over the id table
+  // rather than a binary search each (13 % of a 10 %-selective search's CPU).
+  void AppendSlotsOf(std::span<const VectorId> ids, std::vector<std::uint64_t>* slots) const;
 
   void MarkDead(std::uint32_t slot, std::uint64_t seq);
   bool LiveAt(std::uint64_t slot, std::uint64_t snapshot) const {

@@ -409,6 +409,34 @@ bool PayloadIndex::Matches(const BoundFilter& filter, VectorId id) const {
   return Evaluate(filter, filter.root(), id, it == s.rows.end() ? nullptr : &it->second);
 }
 
+void PayloadIndex::RetainMatching(const BoundFilter& filter, std::vector<VectorId>* ids) const {
+  constexpr std::size_t kFew = 64;  // below this, grouping costs more than it saves
+  if (ids->size() < kFew) {
+    std::erase_if(*ids, [&](VectorId id) { return !Matches(filter, id); });
+    return;
+  }
+  // Counting sort by shard.
+  std::array<std::size_t, std::tuple_size_v<decltype(shards_)> + 1> start{};
+  for (VectorId id : *ids) ++start[ShardIndex(id) + 1];
+  for (std::size_t s = 1; s < start.size(); ++s) start[s] += start[s - 1];
+  std::vector<VectorId> grouped(ids->size());
+  auto next = start;
+  for (VectorId id : *ids) grouped[next[ShardIndex(id)]++] = id;
+  ids->clear();
+  for (std::size_t s = 0; s + 1 < start.size(); ++s) {
+    if (start[s] == start[s + 1]) continue;
+    const Shard& shard = shards_[s];
+    std::shared_lock<std::shared_mutex> lock(shard.mu);
+    for (std::size_t i = start[s]; i < start[s + 1]; ++i) {
+      const VectorId id = grouped[i];
+      auto it = shard.rows.find(id);
+      if (Evaluate(filter, filter.root(), id, it == shard.rows.end() ? nullptr : &it->second)) {
+        ids->push_back(id);
+      }
+    }
+  }
+}
+
 bool PayloadIndex::MatchKeys(const Node& n, std::vector<Key>* keys) const {
   if (n.kind != NodeKind::kMatchValue && n.kind != NodeKind::kMatchAny) return false;
   const int field = FieldOf(n.path);

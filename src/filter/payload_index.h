@@ -91,6 +91,10 @@ class PayloadIndex {
   // Whether point `id` passes (requires Covers(filter.root())). A point the
   // index does not hold is judged with no fields (as a missing payload).
   bool Matches(const BoundFilter& filter, VectorId id) const;
+  // Keeps the ids of `ids` that pass (as Matches), in an unspecified order.
+  // For many ids: grouped by shard, each shard locked once (a lock per id
+  // was a quarter of a 10 %-selective search's CPU with 20k candidates).
+  void RetainMatching(const BoundFilter& filter, std::vector<VectorId>* ids) const;
 
   // Ids that may pass `root` (a superset of those that do, unsorted, each
   // once), when the filter's structure bounds them by inverted lists or
@@ -139,7 +143,8 @@ class PayloadIndex {
     }
   };
 
-  Shard& ShardOf(VectorId id) const { return shards_[(id * 0x9E3779B97F4A7C15ull) >> 58]; }
+  static std::size_t ShardIndex(VectorId id) { return (id * 0x9E3779B97F4A7C15ull) >> 58; }
+  Shard& ShardOf(VectorId id) const { return shards_[ShardIndex(id)]; }
   std::vector<Leaf> Extract(std::string_view payload);  // interns (writer only)
   // Inverted-list keys of a row's posted fields.
   void PostedKeys(const std::vector<Leaf>& row, std::vector<Key>* out) const;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
@@ -94,12 +95,26 @@ void ExpectAgrees(const PayloadIndex& index, const std::vector<std::string>& pay
     ASSERT_TRUE(f.ok()) << f.status().ToString();
     ASSERT_TRUE(index.Covers(f->root()));
     const BoundFilter bound = index.Bind(f->root());
-    std::vector<VectorId> passing;
+    std::vector<VectorId> passing, matching;
     for (VectorId id = 0; id < payloads.size(); ++id) {
       const std::string_view p = present[id] ? std::string_view(payloads[id]) : std::string_view();
       const bool want = f->Matches(id, p);
       ASSERT_EQ(index.Matches(bound, id), want) << "id " << id << " payload " << p;
       if (want && present[id]) passing.push_back(id);
+      if (want) matching.push_back(id);
+    }
+    // The batch check keeps exactly those (few ids: one at a time; many:
+    // grouped by shard).
+    for (const std::size_t n : {std::size_t{40}, payloads.size()}) {
+      std::vector<VectorId> ids(n);
+      std::iota(ids.begin(), ids.end(), VectorId{0});
+      index.RetainMatching(bound, &ids);
+      std::sort(ids.begin(), ids.end());
+      std::vector<VectorId> want;
+      for (VectorId id : matching) {
+        if (id < n) want.push_back(id);
+      }
+      EXPECT_EQ(ids, want) << n << " ids";
     }
     const auto bound_count = index.UpperBound(f->root());
     if (bound_count) {
