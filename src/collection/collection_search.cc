@@ -193,12 +193,13 @@ void PlanFilter(const Collection::Impl& m, const PayloadFilter& filter, std::uin
                 const filter::PayloadIndex& index, PayloadTest* test, FilterPlan* plan) {
   const double live = static_cast<double>(std::max<std::uint64_t>(1, m.live.load()));
   auto list_exact = [&](std::uint64_t bound) {
-    auto ids = index.Candidates(filter.root(), bound);
+    bool all_pass = false;
+    auto ids = index.Candidates(filter.root(), bound, &all_pass);
     if (!ids) return;
     plan->candidates.emplace();
     plan->candidates->ids = std::move(*ids);
-    if (test->in_ram()) {
-      test->Retain(&plan->candidates->ids);
+    if (all_pass || test->in_ram()) {
+      if (!all_pass) test->Retain(&plan->candidates->ids);
       plan->candidates->exact = true;
     }
     // An index that walks with them as a bitmap widens for their share.

@@ -261,7 +261,11 @@ void PayloadIndex::Set(VectorId id, std::string_view payload) {
   for (const Key& k : added) {
     if (std::find(removed.begin(), removed.end(), k) == removed.end()) fresh_keys.push_back(k);
   }
-  for (const Key& k : fresh_keys) postings_[k].ids.push_back(id);
+  for (const Key& k : fresh_keys) {
+    Posting& p = postings_[k];
+    if (!p.ids.empty() && id <= p.ids.back()) p.sorted = false;
+    p.ids.push_back(id);
+  }
   for (const Key& k : gone) {
     auto it = postings_.find(k);
     if (it == postings_.end()) continue;
@@ -280,6 +284,7 @@ void PayloadIndex::Set(VectorId id, std::string_view payload) {
       return std::find(keys.begin(), keys.end(), k) == keys.end();
     });
     p.stale = 0;
+    p.sorted = true;
     if (p.ids.empty()) {
       postings_.erase(it);
     } else {
@@ -533,8 +538,10 @@ bool PayloadIndex::BoundingLists(const Node& n,
 }
 
 std::optional<std::vector<VectorId>> PayloadIndex::Candidates(const Node& root,
-                                                               std::size_t limit) const {
+                                                               std::size_t limit,
+                                                               bool* exact) const {
   std::vector<VectorId> out;
+  bool all_pass = false;
   {
     std::shared_lock<std::shared_mutex> lock(lists_mu_);
     const auto bound = Bound(root);
@@ -542,10 +549,60 @@ std::optional<std::vector<VectorId>> PayloadIndex::Candidates(const Node& root,
     std::vector<const std::vector<VectorId>*> lists;
     if (!BoundingLists(root, &lists)) return std::nullopt;
     for (const auto* list : lists) out.insert(out.end(), list->begin(), list->end());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    all_pass = IntersectMustLists(root, &out);
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (exact != nullptr) *exact = all_pass;
   return out;
+}
+
+bool PayloadIndex::IntersectMustLists(const Node& root, std::vector<VectorId>* ids) const {
+  if (root.kind != NodeKind::kFilter) return ids->empty();
+  // Exact while every condition is a single-value match whose list is
+  // exactly the points with that value (sorted, so unique; nothing stale).
+  bool exact = root.should.empty() && root.must_not.empty() && root.min_should.empty();
+  std::vector<Key> keys;
+  for (const Node& c : root.must) {
+    if (ids->empty()) return true;
+    if (!MatchKeys(c, &keys)) {
+      exact = false;
+      continue;
+    }
+    if (keys.empty()) {  // a value no point has: nothing passes
+      ids->clear();
+      return true;
+    }
+    if (keys.size() != 1) {  // a union of lists: left to the check
+      exact = false;
+      continue;
+    }
+    auto it = postings_.find(keys[0]);
+    if (it == postings_.end()) {
+      ids->clear();
+      return true;
+    }
+    const Posting& p = it->second;
+    if (!p.sorted || p.stale != 0) exact = false;
+    if (!p.sorted) continue;
+    // A merge of two sorted lists: a linear walk when their lengths are
+    // alike, else a binary search per candidate past the previous one's
+    // place (a long list of a common value against few candidates).
+    std::size_t kept = 0;
+    auto at = p.ids.begin();
+    const bool linear = p.ids.size() < 16 * ids->size();
+    for (VectorId id : *ids) {
+      if (linear) {
+        while (at != p.ids.end() && *at < id) ++at;
+      } else {
+        at = std::lower_bound(at, p.ids.end(), id);
+      }
+      if (at == p.ids.end()) break;
+      if (*at == id) (*ids)[kept++] = id;
+    }
+    ids->resize(kept);
+  }
+  return exact || ids->empty();
 }
 
 std::optional<PayloadIndex::CandidateSample> PayloadIndex::SampleCandidates(const Node& root,

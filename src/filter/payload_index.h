@@ -96,17 +96,23 @@ class PayloadIndex {
   // was a quarter of a 10 %-selective search's CPU with 20k candidates).
   void RetainMatching(const BoundFilter& filter, std::vector<VectorId>* ids) const;
 
-  // Ids that may pass `root` (a superset of those that do, unsorted, each
+  // Ids that may pass `root` (a superset of those that do, sorted, each
   // once), when the filter's structure bounds them by inverted lists or
-  // has_id and there are at most `limit`; nullopt otherwise.
-  std::optional<std::vector<VectorId>> Candidates(const Node& root, std::size_t limit) const;
+  // has_id and the bound is at most `limit`; nullopt otherwise. A
+  // conjunction's are the bounding lists narrowed by its other single-value
+  // matches (IntersectMustLists). `exact`, if given, is set when every
+  // listed id passes (a conjunction of single-value matches on posted fields
+  // whose lists hold no stale entry): no check of the ids is needed.
+  std::optional<std::vector<VectorId>> Candidates(const Node& root, std::size_t limit,
+                                                  bool* exact = nullptr) const;
   // An upper bound on how many points pass, from the same structure
   // (nullopt: no bound short of every point).
   std::optional<std::uint64_t> UpperBound(const Node& root) const;
-  // Up to `n` of the ids Candidates would list, however many there are,
-  // spread evenly over them (possibly repeated), and how many there are in
-  // all (UpperBound): a sample to estimate how many pass and to start a
-  // filtered walk from. nullopt where Candidates would have no bound.
+  // Up to `n` of the ids of the lists that bound `root` (those Candidates
+  // starts from), however many there are, spread evenly over them (possibly
+  // repeated), and how many there are in all (UpperBound): a sample to
+  // estimate how many pass and to start a filtered walk from. nullopt where
+  // Candidates would have no bound.
   struct CandidateSample {
     std::vector<VectorId> ids;
     std::uint64_t total = 0;
@@ -126,6 +132,7 @@ class PayloadIndex {
   struct Posting {
     std::vector<VectorId> ids;
     std::uint64_t stale = 0;  // entries no longer valid
+    bool sorted = true;       // ids strictly increasing (appends in id order keep it)
   };
   // An inverted-list key: the normalised value (integral numbers as kInt,
   // large unsigned as kUint, strings by intern id, bools).
@@ -162,6 +169,12 @@ class PayloadIndex {
   // The id lists whose union bounds the points passing `n` (their sizes sum
   // to Bound(n)); false where there is no bound.
   bool BoundingLists(const Node& n, std::vector<const std::vector<VectorId>*>* out) const;
+  // Drops from `ids` (sorted, unique) those absent from the sorted list of
+  // any other `must` match of `root` on one posted value: a conjunction's
+  // candidates become the intersection of its lists, not the shortest list
+  // (under lists_mu_). Still a superset: stale entries stay until checked.
+  // Returns whether the result is exact (every id passes; see Candidates).
+  bool IntersectMustLists(const Node& root, std::vector<VectorId>* ids) const;
 
   std::vector<PayloadFieldSpec> fields_;
   std::vector<std::vector<std::string>> paths_;  // fields_[i]'s split path

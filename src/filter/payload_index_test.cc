@@ -80,6 +80,9 @@ const char* kFilters[] = {
     R"({"must":[{"is_null":{"key":"price"}}]})",
     R"({"must":[{"key":"tags","values_count":{"gte":2}}]})",
     R"({"must":[{"key":"ok","match":{"value":true}},{"key":"tags","match":{"value":"cyan"}}]})",
+    R"({"must":[{"key":"tags","match":{"value":"red"}},{"key":"tags","match":{"value":"blue"}}]})",
+    R"({"must":[{"key":"tags","match":{"value":"red"}},{"key":"n","match":{"value":3}},{"key":"tags","match":{"value":"absent-word"}}]})",
+    R"({"must":[{"has_id":[1,5,9,200,201,300,301]},{"key":"tags","match":{"value":"green"}}]})",
     R"({"must":[{"has_id":[1,5,9,200,201]}],"should":[{"key":"ok","match":{"value":false}}]})",
     R"({"min_should":{"conditions":[{"key":"tags","match":{"value":"red"}},{"key":"tags","match":{"value":"blue"}},{"key":"n","match":{"value":1}}],"min_count":2}})",
     R"({"must_not":[{"key":"meta[].source","match":{"any":["red","x"]}}]})",
@@ -120,8 +123,15 @@ void ExpectAgrees(const PayloadIndex& index, const std::vector<std::string>& pay
     if (bound_count) {
       EXPECT_GE(*bound_count, passing.size());
     }
-    const auto cands = index.Candidates(f->root(), payloads.size() * 4);
+    bool exact = false;
+    const auto cands = index.Candidates(f->root(), payloads.size() * 4, &exact);
     EXPECT_EQ(cands.has_value(), bound_count.has_value());
+    if (cands && exact) {  // then every candidate passes
+      for (VectorId id : *cands) {
+        const std::string_view p = present[id] ? std::string_view(payloads[id]) : std::string_view();
+        EXPECT_TRUE(present[id] && f->Matches(id, p)) << "exact candidate " << id;
+      }
+    }
     if (cands) {
       EXPECT_TRUE(std::is_sorted(cands->begin(), cands->end()));
       for (VectorId id : passing) {
@@ -129,15 +139,18 @@ void ExpectAgrees(const PayloadIndex& index, const std::vector<std::string>& pay
       }
       EXPECT_FALSE(index.Candidates(f->root(), 0).has_value() && !passing.empty());
     }
-    // The sample is drawn from the same lists: as many as asked (or all),
-    // each a candidate, out of UpperBound in all.
+    // The sample is drawn from the bounding lists: as many as asked (or
+    // all), out of UpperBound in all; one Candidates left out (a
+    // conjunction's other lists narrow them) fails the filter.
     const auto sample = index.SampleCandidates(f->root(), 16);
     EXPECT_EQ(sample.has_value(), bound_count.has_value());
     if (sample && cands) {
       EXPECT_EQ(sample->total, *bound_count);
       EXPECT_EQ(sample->ids.size(), std::min<std::uint64_t>(16, sample->total));
       for (VectorId id : sample->ids) {
-        EXPECT_TRUE(std::binary_search(cands->begin(), cands->end(), id)) << "id " << id;
+        if (!std::binary_search(cands->begin(), cands->end(), id)) {
+          EXPECT_FALSE(index.Matches(bound, id)) << "id " << id;
+        }
       }
     }
   }

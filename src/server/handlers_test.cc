@@ -30,7 +30,9 @@ class HandlersTest : public ::testing::Test {
   }
   void Reopen() {
     handlers_.reset();
-    if (manager_) ASSERT_TRUE(manager_->CloseAll().ok());
+    if (manager_) {
+      ASSERT_TRUE(manager_->CloseAll().ok());
+    }
     manager_ = std::make_unique<CollectionManager>(dir_.string());
     ASSERT_TRUE(manager_->OpenAll().ok());
     options_.max_batch = 1000;
