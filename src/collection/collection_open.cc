@@ -383,6 +383,10 @@ CollectionStats Collection::Stats() const {
   s.metric = m.stored.metric;
   s.element_type = m.stored.element_type;
   s.index_type = m.stored.index_type;
+  if (s.index_type == "graph") {
+    s.graph_R = m.stored.graph.R;
+    s.graph_L = m.stored.graph.L;
+  }
   s.live = m.live.load();
   if (snap.state->version) {
     const IndexVersion& v = *snap.state->version;

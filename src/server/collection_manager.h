@@ -36,6 +36,8 @@ class ServedCollection {
 
   const std::string& name() const { return name_; }
   Collection& collection() { return *collection_; }
+  // The per-open options it runs with (merge policy, durability, threshold).
+  const CollectionOptions& options() const { return reopen_; }
   // Upsert/Delete through here keep the id set in step with the collection.
   // `any_uuid`: some of `ids` stand for UUIDs (kept in their payloads).
   Status Upsert(std::span<const VectorId> ids, std::span<const float> vectors,

@@ -91,7 +91,7 @@ struct Route {
 enum RouteId {
   kHealthz, kReadyz, kMetrics, kListCollections, kGetCollection, kPutCollection, kDeleteCollection,
   kExists, kCreateIndex, kUpsert, kDeletePoints, kRetrieve, kCount, kScroll, kSearch,
-  kSearchBatch, kQuery, kQueryBatch, kRoot, kSnapshots,
+  kSearchBatch, kQuery, kQueryBatch, kRoot, kSnapshots, kGetPoint,
 };
 
 const std::vector<Route>& Routes() {
@@ -124,6 +124,8 @@ const std::vector<Route>& Routes() {
     add("GET", n + "/snapshots", "/collections/{name}/snapshots", kSnapshots);
     add("PUT", n + "/snapshots/recover", "/collections/{name}/snapshots/recover", kSnapshots);
     add("DELETE", n + "/snapshots/([^/]+)", "/collections/{name}/snapshots/{snapshot}", kSnapshots);
+    // After the fixed /points/... routes: their paths go to those first.
+    add("GET", n + "/points/([^/]+)", "/collections/{name}/points/{id}", kGetPoint);
     return r;
   }();
   return routes;
@@ -232,6 +234,7 @@ Reply Handlers::Dispatch(const std::string& method, const std::string& path,
         case kUpsert: reply = Upsert(*c, req, wait); break;
         case kDeletePoints: reply = DeletePoints(*c, req, wait); break;
         case kRetrieve: reply = Retrieve(*c, req); break;
+        case kGetPoint: reply = GetPoint(*c, m[2].str()); break;
         case kCount: reply = Count(*c, req); break;
         case kScroll: reply = Scroll(*c, req); break;
         case kSearch:
@@ -310,6 +313,7 @@ Reply Handlers::CollectionInfo(const std::string& name) {
   const auto in_use = c->Use();
   if (c->closed()) return ErrorReply(404, "Collection `" + name + "` doesn't exist!");
   const CollectionStats st = c->collection().Stats();
+  const CollectionOptions& opts = c->options();
   json schema = json::object();
   for (const PayloadFieldSpec& f : st.payload_fields) {
     schema[f.path] = {{"data_type", std::string(PayloadFieldTypeName(f.type))}, {"points", st.live}};
@@ -327,6 +331,20 @@ Reply Handlers::CollectionInfo(const std::string& name) {
           {"shard_number", 1},
           {"replication_factor", 1},
           {"on_disk_payload", true}}},
+        // Qdrant's required sections, in our terms: the graph's R and L as
+        // m and ef_construct (0 for IVF), the exact-scan phase's size as
+        // full_scan_threshold and indexing_threshold, one segment, the
+        // log's fsync period, the merge's threads.
+        {"hnsw_config",
+         {{"m", st.graph_R},
+          {"ef_construct", st.graph_L},
+          {"full_scan_threshold", opts.flat_threshold},
+          {"on_disk", true}}},
+        {"optimizer_config",
+         {{"default_segment_number", 1},
+          {"indexing_threshold", opts.flat_threshold},
+          {"flush_interval_sec", (opts.sync_interval_ms + 999) / 1000},
+          {"max_optimization_threads", opts.merge_threads}}},
         {"strata", {{"index", st.index_type}, {"index_version", st.index_version},
                     {"pending", st.pending}, {"merging", st.merging}, {"merges", st.merges},
                     {"ram_bytes", st.ram_bytes}, {"disk_bytes", st.disk_bytes}}}}},

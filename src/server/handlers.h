@@ -81,6 +81,8 @@ class Handlers {
   Reply Upsert(ServedCollection& c, const json& body, bool wait);
   Reply DeletePoints(ServedCollection& c, const json& body, bool wait);
   Reply Retrieve(ServedCollection& c, const json& body);
+  // GET /collections/{name}/points/{id}: the point with its payload and vector.
+  Reply GetPoint(ServedCollection& c, const std::string& id);
   Reply Count(ServedCollection& c, const json& body);
   Reply Scroll(ServedCollection& c, const json& body);
   // One search request (the /search shape or the /query shape) -> its points.

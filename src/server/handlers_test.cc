@@ -150,6 +150,17 @@ TEST_F(HandlersTest, SearchWithoutPayloadStillAnswersUuids) {
       << r1.dump();
   ASSERT_EQ(Call("PUT", "/collections/u/points", {{"points", {{{"id", uuid}, {"vector", {49, 0}}}}}}).first, 200);
   EXPECT_TRUE(manager_->Get("u")->may_have_uuids());
+  // GET one point: by integer id, by UUID; absent 404; malformed 400.
+  auto [sg, rg] = Call("GET", "/collections/u/points/3");
+  ASSERT_EQ(sg, 200) << rg.dump();
+  EXPECT_EQ(rg["result"]["id"], 3);
+  EXPECT_EQ(rg["result"]["payload"]["i"], 3);
+  EXPECT_EQ(rg["result"]["vector"], (json{3.0, 0.0}));
+  EXPECT_EQ(Call("GET", "/collections/u/points/" + uuid).second["result"]["id"], uuid);
+  EXPECT_EQ(Call("GET", "/collections/u/points/999").first, 404);
+  EXPECT_EQ(Call("GET", "/collections/u/points/not-an-id").first, 400);
+  EXPECT_EQ(Call("GET", "/collections/u/points/99999999999999999999999").first, 400);
+  EXPECT_EQ(Call("GET", "/collections/nope/points/3").first, 404);
   for (int round = 0; round < 2; ++round) {
     auto [s, r] = Call("POST", "/collections/u/points/search", search);
     ASSERT_EQ(s, 200) << r.dump();

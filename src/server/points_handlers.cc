@@ -194,6 +194,30 @@ Reply Handlers::Retrieve(ServedCollection& c, const json& body) {
   return Reply{200, OkBody(points, 0).dump()};
 }
 
+Reply Handlers::GetPoint(ServedCollection& c, const std::string& id_text) {
+  // The path's id: digits are an unsigned id, anything else must be a UUID.
+  const bool digits = !id_text.empty() && id_text.size() <= 20 &&
+                      id_text.find_first_not_of("0123456789") == std::string::npos;
+  json id_json = id_text;
+  if (digits) {
+    try {
+      id_json = std::stoull(id_text);
+    } catch (const std::out_of_range&) {
+      return ErrorReply(400, "point id " + id_text + " is out of range");
+    }
+  }
+  Result<PointId> id = ParsePointId(id_json);
+  if (!id.ok()) return Fail(id.status());
+  const VectorId ids[1] = {id.value().id};
+  Result<std::vector<StoredRecord>> recs = c.collection().Get(ids);
+  if (!recs.ok()) return Fail(recs.status());
+  const StoredRecord& r = recs.value()[0];
+  if (!r.found) return ErrorReply(404, "Not found: No point with id " + id_text + " found");
+  Result<json> p = PointJson(r.id, r.payload, json(true), &r.vector);
+  if (!p.ok()) return Fail(p.status());
+  return Reply{200, OkBody(p.value(), 0).dump()};
+}
+
 Reply Handlers::Count(ServedCollection& c, const json& body) {
   Result<PayloadFilter> filter = ParseFilter(body, options_.max_filter_depth);
   if (!filter.ok()) return Fail(filter.status());
