@@ -37,17 +37,30 @@ def _longest_stall_during(call):
     return elapsed, state["gap"]
 
 
+def _batch_lasting(seconds, make_batch, run):
+    """Returns a batch for run() that takes at least `seconds` on this machine:
+    the batch is doubled until a plain run lasts that long. A single timed
+    calibration is not enough: the first call pays warm-up costs, so a batch
+    sized from it can finish in a fraction of the intended time."""
+    count = 64
+    while True:
+        batch = make_batch(count)
+        t0 = time.perf_counter()
+        run(batch)
+        if time.perf_counter() - t0 >= seconds or count >= 1 << 22:
+            return batch
+        count *= 2
+
+
 def test_gil_released_during_batch_search(coll_path):
     rng = np.random.default_rng(3)
     data = rng.normal(size=(1000, 64)).astype(np.float32)
     with strata.Collection(coll_path, dim=64) as col:
         col.add(data)
-        queries = rng.normal(size=(200, 64)).astype(np.float32)
-        t0 = time.perf_counter()
-        col.search(queries, k=10, threads=1)
-        per_query = max((time.perf_counter() - t0) / len(queries), 1e-6)
-        # A batch of about 0.6 s: long against a scheduler slice.
-        queries = rng.normal(size=(int(0.6 / per_query) + 1, 64)).astype(np.float32)
+        # A batch of at least 0.4 s: long against a scheduler slice.
+        queries = _batch_lasting(
+            0.4, lambda n: rng.normal(size=(n, 64)).astype(np.float32),
+            lambda q: col.search(q, k=10, threads=1))
         elapsed, gap = _longest_stall_during(lambda: col.search(queries, k=10, threads=1))
     assert elapsed > 0.2
     assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s search"
@@ -62,11 +75,10 @@ def test_gil_released_during_build_and_index_search(tmp_path):
     assert elapsed > 0.2
     assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s build"
     with strata.Index.open(path) as index:
-        queries = clustered(rng, 20, 32)
-        t0 = time.perf_counter()
-        index.search(queries, k=10, threads=1)
-        per_query = max((time.perf_counter() - t0) / len(queries), 1e-6)
-        queries = np.tile(queries, (int(0.5 / per_query / len(queries)) + 1, 1))
+        distinct = clustered(rng, 20, 32)
+        queries = _batch_lasting(
+            0.4, lambda n: np.tile(distinct, (n // len(distinct) + 1, 1)),
+            lambda q: index.search(q, k=10, threads=1))
         elapsed, gap = _longest_stall_during(lambda: index.search(queries, k=10, threads=1))
     assert elapsed > 0.2
     assert gap < elapsed / 2, f"ticker stalled {gap:.3f} s of a {elapsed:.3f} s search"
