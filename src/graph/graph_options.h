@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stop_token>
 
+#include "graph/node_labels.h"
 #include "strata/status.h"
 #include "strata/types.h"
 
@@ -72,6 +73,13 @@ struct VamanaBuildOptions {
   std::uint32_t num_threads = 0;
   // Seeds the node insertion order (a random permutation of the rows).
   std::uint64_t seed = 0x5eed;
+  // Labels of the rows (empty: an ordinary build). Given, the build is
+  // Filtered-DiskANN's FilteredVamana (node_labels.h): each insert searches
+  // among the rows sharing a label with it, from its labels' start points,
+  // and prunes with FilteredRobustPrune, so that every label's rows form a
+  // navigable subgraph for filtered searches. Not owned; must outlive the
+  // build and describe exactly the rows built.
+  NodeLabels labels;
   // A request to stop: the build ends with Aborted soon after it is made
   // (every worker checks before each insert). Not a shape
   // parameter: a collection closing stops its merge with it.

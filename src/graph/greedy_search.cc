@@ -14,7 +14,8 @@ GraphSearcher::GraphSearcher(const VectorView& vectors, const FlatAdjacency& gra
 }
 
 SearchCounters GraphSearcher::Search(const float* query, std::span<const NodeId> entry_points,
-                                     std::uint32_t list_size, std::vector<Neighbor>* expanded) {
+                                     std::uint32_t list_size, std::vector<Neighbor>* expanded,
+                                     const NodePredicate* accept) {
   SearchCounters counters;
   candidates_.Reset(std::max<std::uint32_t>(list_size, 1));
   visited_.Clear();
@@ -45,7 +46,9 @@ SearchCounters GraphSearcher::Search(const float* query, std::span<const NodeId>
 
     fresh_.clear();
     for (const NodeId m : neighbors_) {
-      if (visited_.Insert(m)) fresh_.push_back(m);
+      // The predicate holds for the whole search: a failing node is marked
+      // visited so it is judged once.
+      if (visited_.Insert(m) && (accept == nullptr || accept->Accept(m))) fresh_.push_back(m);
     }
     // Prefetch two rows ahead: distance kernels are memory-bound on rows that
     // are scattered across the base.

@@ -27,6 +27,16 @@ struct SearchCounters {
   std::uint64_t distance_computations = 0;  // query-to-node distances computed
 };
 
+// Which nodes a filtered search may score and expand. Gollapudi et al.,
+// "Filtered-DiskANN: Graph Algorithms for Approximate Nearest Neighbor Search
+// with Filters", WWW 2023 (FilteredGreedySearch): a neighbour that fails is
+// never added to the candidate list, so the walk stays among passing nodes.
+class NodePredicate {
+ public:
+  virtual ~NodePredicate() = default;
+  virtual bool Accept(NodeId node) const = 0;
+};
+
 // A reusable searcher: holds the candidate list and visited set, so repeated
 // searches allocate nothing. Not thread-safe: use one per thread. The graph
 // and vectors are borrowed and must outlive the searcher.
@@ -42,9 +52,12 @@ class GraphSearcher {
   // ids; duplicates ignored) with candidate list size `list_size` (>= 1).
   // If `expanded` is non-null it receives every expanded node with its
   // distance, in expansion order (the build's prune pool).
+  // With `accept`, only neighbours it accepts are scored (entry points are
+  // taken as given).
   // Afterwards Results() holds the best min(list_size, reachable) candidates.
   SearchCounters Search(const float* query, std::span<const NodeId> entry_points,
-                        std::uint32_t list_size, std::vector<Neighbor>* expanded = nullptr);
+                        std::uint32_t list_size, std::vector<Neighbor>* expanded = nullptr,
+                        const NodePredicate* accept = nullptr);
 
   // The final candidate list of the last Search, nearest first.
   const CandidateList& Results() const { return candidates_; }

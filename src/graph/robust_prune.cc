@@ -71,6 +71,7 @@ std::uint64_t RobustPrune(NodeId node, std::vector<Neighbor>* pool, const PruneP
         // Above alpha a candidate can never be selected at any level, so its
         // factor no longer matters; skipping it saves most distance work.
         if (occ[j] > params.alpha) continue;
+        if (params.labels != nullptr && !params.labels->SharedCoveredBy(node, p[j].id, s)) continue;
         const float d_sc = vectors.Distance(s, p[j].id);
         ++distance_computations;
         occ[j] = std::max(occ[j], OcclusionFactor(metric, p[j].distance, d_sc));

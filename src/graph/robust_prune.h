@@ -18,6 +18,7 @@
 
 #include "graph/graph_options.h"
 #include "graph/neighbor.h"
+#include "graph/node_labels.h"
 #include "graph/vector_view.h"
 #include "strata/types.h"
 
@@ -30,6 +31,10 @@ struct PruneParams {
   std::uint32_t max_occlusion_size = 750;  // C: candidates considered, nearest first
   AlphaSchedule schedule = AlphaSchedule::kRising;
   bool saturate = false;  // fill free slots with the nearest unselected candidates
+  // Label-aware prune (Filtered-DiskANN's FilteredRobustPrune): a selected s
+  // occludes candidate c of node p only if s carries every label p and c
+  // share, so that each label keeps edges among its own nodes. Not owned.
+  const NodeLabels* labels = nullptr;
 };
 
 // How strongly a selected neighbour s occludes candidate c of node p, given

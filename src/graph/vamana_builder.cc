@@ -63,6 +63,7 @@ struct VamanaInserter::Worker {
   std::vector<Neighbor> rev_pool;  // reverse-edge re-prune of a neighbour
   std::vector<NodeId> rev_pruned;
   std::vector<NodeId> snapshot;
+  std::vector<NodeId> entries;  // a label insert's start points
   PruneScratch prune;
   std::uint64_t search_dc = 0;
   std::uint64_t prune_dc = 0;
@@ -75,6 +76,29 @@ namespace {
 bool SameList(std::span<const NodeId> a, const std::vector<NodeId>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
+
+// FilteredVamana's insert search: the nodes sharing a label with `node`.
+class SharesLabelWith final : public NodePredicate {
+ public:
+  SharesLabelWith(const NodeLabels& labels, NodeId node) : labels_(labels), node_(node) {}
+  bool Accept(NodeId m) const override { return labels_.Share(node_, m); }
+
+ private:
+  const NodeLabels& labels_;
+  NodeId node_;
+};
+
+// A filtered query: the nodes carrying every required label.
+class HasAllLabels final : public NodePredicate {
+ public:
+  HasAllLabels(const NodeLabels& labels, std::span<const std::uint32_t> required)
+      : labels_(labels), required_(required) {}
+  bool Accept(NodeId m) const override { return labels_.HasAll(m, required_); }
+
+ private:
+  const NodeLabels& labels_;
+  std::span<const std::uint32_t> required_;
+};
 
 }  // namespace
 
@@ -140,10 +164,31 @@ InsertCounters VamanaInserter::Counters() const {
   return c;
 }
 
+void VamanaInserter::UseLabels(const NodeLabels* labels, std::span<const NodeId> start_points) {
+  labels_ = labels;
+  label_start_points_ = start_points;
+}
+
 void VamanaInserter::InsertNode(NodeId p, NodeId entry, const PruneParams& params, Worker& w) {
-  const NodeId entries[1] = {entry};
-  w.search_dc += w.searcher.Search(v_.Row(p), entries, search_list_size_, &w.pool)
-                     .distance_computations;
+  w.entries.clear();
+  if (labels_ != nullptr) {
+    for (const std::uint32_t l : labels_->Of(p)) {
+      if (l < label_start_points_.size() && label_start_points_[l] != kInvalidNode) {
+        w.entries.push_back(label_start_points_[l]);
+      }
+    }
+  }
+  if (w.entries.empty()) {
+    w.entries.push_back(entry);
+    w.search_dc += w.searcher.Search(v_.Row(p), w.entries, search_list_size_, &w.pool)
+                       .distance_computations;
+  } else {
+    // FilteredVamana: only nodes sharing a label with p are candidates, so
+    // each of p's labels gains edges among its own nodes.
+    const SharesLabelWith accept(*labels_, p);
+    w.search_dc += w.searcher.Search(v_.Row(p), w.entries, search_list_size_, &w.pool, &accept)
+                       .distance_computations;
+  }
   // The paper prunes V ∪ N_out(p). In the first pass N(p) holds reverse edges
   // other nodes gave p; in a second pass, p's previous list. Most are already
   // in V; RobustPrune drops the duplicates.
@@ -250,7 +295,8 @@ class VamanaBuilder {
                        .alpha = alpha,
                        .max_occlusion_size = o_.max_occlusion_size,
                        .schedule = o_.alpha_schedule,
-                       .saturate = o_.saturate_graph};
+                       .saturate = o_.saturate_graph,
+                       .labels = o_.labels.empty() ? nullptr : &o_.labels};
   }
   void RunPass(VamanaInserter& inserter, std::uint64_t seed, const PruneParams& params,
                double p_begin, double p_end);
@@ -262,6 +308,7 @@ class VamanaBuilder {
   const std::uint32_t slack_;  // list capacity during the build
   std::uint32_t threads_ = 1;
   NodeId entry_ = kInvalidNode;
+  std::vector<NodeId> label_start_points_;
   FlatAdjacency graph_;
   std::mutex progress_mu_;
   double last_progress_ = -1.0;  // GUARDED_BY(progress_mu_)
@@ -312,12 +359,14 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
 
   Timer phase;
   entry_ = ComputeMedoid(v_, threads_);
+  if (!o_.labels.empty()) label_start_points_ = ComputeLabelStartPoints(v_, o_.labels, threads_);
   stats.seconds_medoid = phase.ElapsedSeconds();
   Report(0.0);
 
   STRATA_ASSIGN_OR_RETURN(graph_, FlatAdjacency::Create(n, slack_));
   // Its searchers reference graph_: dropped before graph_ is moved out.
   auto inserter = std::make_unique<VamanaInserter>(v_, &graph_, o_.search_list_size, threads_);
+  if (!o_.labels.empty()) inserter->UseLabels(&o_.labels, label_start_points_);
 
   // 1 pass: prune with alpha (DiskANN). 2 passes: alpha 1 then alpha (the
   // paper: a sparse, RNG-like graph first, long edges added in the second).
@@ -366,6 +415,7 @@ Result<VamanaGraph> VamanaBuilder::Run(ShardIds ids) {
   g.max_degree_ = o_.max_degree;
   g.id_offset_ = ids.offset;
   g.global_ids_.assign(ids.ids.begin(), ids.ids.end());
+  g.label_start_points_ = std::move(label_start_points_);
   stats.seconds_total = total.ElapsedSeconds();
   g.build_stats_ = stats;
   Report(1.0);
@@ -378,6 +428,9 @@ Result<VamanaGraph> BuildVamana(std::span<const float> rows, std::size_t dim,
   STRATA_RETURN_IF_ERROR(options.Validate());
   STRATA_ASSIGN_OR_RETURN(VectorView view, VectorView::Create(rows, dim, options.metric));
   if (view.size() == 0) return Status::InvalidArgument("BuildVamana: no rows");
+  if (!options.labels.empty()) {
+    STRATA_RETURN_IF_ERROR(options.labels.Validate(view.size()).WithContext("BuildVamana"));
+  }
   if (!ids.ids.empty() && ids.ids.size() != view.size()) {
     return Status::InvalidArgument("BuildVamana: id mapping has " +
                                    std::to_string(ids.ids.size()) + " ids for " +
@@ -401,6 +454,52 @@ Result<GreedySearchResult> GreedySearch(const VamanaGraph& graph, const VectorVi
     return Status::InvalidArgument("GreedySearch: the vectors' metric differs from the graph's");
   }
   return GreedySearch(vectors, graph.adjacency(), graph.entry_point(), query, list_size, k);
+}
+
+Result<GreedySearchResult> FilteredGreedySearch(const VamanaGraph& graph,
+                                                const VectorView& vectors,
+                                                const NodeLabels& labels,
+                                                std::span<const float> query,
+                                                std::span<const std::uint32_t> required,
+                                                std::uint32_t list_size, std::uint32_t k) {
+  if (graph.label_start_points().empty()) {
+    return Status::InvalidArgument("FilteredGreedySearch: the graph was not built with labels");
+  }
+  if (required.empty() || !std::is_sorted(required.begin(), required.end()) ||
+      std::adjacent_find(required.begin(), required.end()) != required.end()) {
+    return Status::InvalidArgument(
+        "FilteredGreedySearch: required labels must be non-empty, sorted and unique");
+  }
+  if (vectors.metric() != graph.metric() || vectors.size() != graph.size() ||
+      labels.offsets.size() != static_cast<std::size_t>(graph.size()) + 1) {
+    return Status::InvalidArgument(
+        "FilteredGreedySearch: vectors and labels must be the graph's own");
+  }
+  if (query.size() != vectors.dim() || k == 0 || list_size == 0) {
+    return Status::InvalidArgument("FilteredGreedySearch: bad query size, k or list_size");
+  }
+  std::vector<NodeId> entries;
+  for (const std::uint32_t l : required) {
+    if (l >= graph.label_start_points().size() || graph.label_start_points()[l] == kInvalidNode) {
+      return GreedySearchResult{};  // a label nobody carries: nothing passes
+    }
+    entries.push_back(graph.label_start_points()[l]);
+  }
+  GraphSearcher searcher(vectors, graph.adjacency());
+  const HasAllLabels accept(labels, required);
+  const SearchCounters c = searcher.Search(query.data(), entries, std::max(list_size, k),
+                                           nullptr, &accept);
+  GreedySearchResult out;
+  out.hops = c.hops;
+  out.distance_computations = c.distance_computations;
+  // An entry point of one required label may lack another: filter the list.
+  for (std::size_t i = 0; i < searcher.Results().size() && out.ids.size() < k; ++i) {
+    const Neighbor nb = searcher.Results()[i];
+    if (!accept.Accept(nb.id)) continue;
+    out.ids.push_back(nb.id);
+    out.distances.push_back(nb.distance);
+  }
+  return out;
 }
 
 }  // namespace strata::graph

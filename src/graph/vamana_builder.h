@@ -105,6 +105,10 @@ class VamanaGraph {
   // Appends node i's neighbours as global ids to `out` (for shard merging).
   void AppendGlobalNeighbors(NodeId i, std::vector<VectorId>* out) const;
 
+  // A label build's start point per label (index = label; kInvalidNode
+  // where no row carries it); empty for an ordinary build.
+  const std::vector<NodeId>& label_start_points() const { return label_start_points_; }
+
   // Statistics of the build that produced this graph (zeros for FromParts).
   const BuildStats& build_stats() const { return build_stats_; }
   // Degree / reachability statistics (O(n + edges)).
@@ -122,6 +126,7 @@ class VamanaGraph {
   std::uint32_t max_degree_ = 0;
   VectorId id_offset_ = 0;
   std::vector<VectorId> global_ids_;
+  std::vector<NodeId> label_start_points_;
   BuildStats build_stats_;
 };
 
@@ -150,6 +155,19 @@ Result<VamanaGraph> BuildVamana(std::span<const float> rows, std::size_t dim,
 Result<GreedySearchResult> GreedySearch(const VamanaGraph& graph, const VectorView& vectors,
                                         std::span<const float> query, std::uint32_t list_size,
                                         std::uint32_t k);
+
+// A filtered search of a label build (Filtered-DiskANN's FilteredGreedySearch):
+// from the start points of the `required` labels (sorted, unique; AND), only
+// nodes carrying every one of them are scored; the best k of them are
+// returned. `labels` must be the build's. InvalidArgument as GreedySearch,
+// or when the graph was not built with labels, `required` is empty or
+// unsorted. No result (not an error) when no node passes.
+Result<GreedySearchResult> FilteredGreedySearch(const VamanaGraph& graph,
+                                                const VectorView& vectors,
+                                                const NodeLabels& labels,
+                                                std::span<const float> query,
+                                                std::span<const std::uint32_t> required,
+                                                std::uint32_t list_size, std::uint32_t k);
 
 // ---------------------------------------------------------------------------
 // Building blocks of BuildVamana shared with StreamingMerge (streaming_merge.h),
@@ -192,6 +210,13 @@ class VamanaInserter {
   VamanaInserter(const VamanaInserter&) = delete;
   VamanaInserter& operator=(const VamanaInserter&) = delete;
 
+  // Makes every later insert label-aware (FilteredVamana): a node with
+  // labels is searched for from `start_points` of its labels (index =
+  // label) among the nodes sharing a label with it; a node without labels
+  // as before. Prunes are label-aware when their params carry the labels.
+  // Both are borrowed.
+  void UseLabels(const NodeLabels* labels, std::span<const NodeId> start_points);
+
   // Inserts the nodes of `order` (distinct ids < graph size) from `entry`,
   // taking chunks of 16 in order (one thread = exactly this order, so
   // deterministic). `on_done(count)`, if set, is called after each insert
@@ -220,6 +245,8 @@ class VamanaInserter {
   const std::uint32_t slack_;  // graph capacity: list length allowed between prunes
   std::unique_ptr<SpinLock[]> locks_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  const NodeLabels* labels_ = nullptr;
+  std::span<const NodeId> label_start_points_;
 };
 
 }  // namespace strata::graph
