@@ -20,6 +20,8 @@
 
 namespace strata {
 
+struct LabelSets;  // strata/labels.h
+
 // Build parameters, named as DiskANN names them.
 struct GraphBuildOptions {
   Metric metric = Metric::kL2;   // cosine normalises vectors at ingest
@@ -55,6 +57,13 @@ struct GraphBuildOptions {
   // and R) instead of building one: for writing another layout or other codes
   // of the same graph quickly. Empty = build.
   std::string reuse_graph;
+  // Per-row labels (DiskANN's --label_file): when set, the graph is built
+  // label-aware (Gollapudi et al., "Filtered-DiskANN", WWW 2023:
+  // FilteredVamana) and the index keeps a start row per label, so that a
+  // filtered search starts among the queried label's rows and walks only
+  // rows that pass (SearchParams::filter_steers_walk). Must have one row per
+  // vector; not owned. Not with reuse_graph.
+  const LabelSets* labels = nullptr;
   unsigned threads = 0;          // 0 = all cores
   std::uint64_t seed = 1;        // graph and PQ training seed (deterministic on 1 thread)
   // A request to stop: the build (or merge) returns Aborted soon after it is
@@ -118,6 +127,7 @@ class GraphIndex : public Index {
   std::uint64_t num_vectors() const override;
   std::uint64_t cached_nodes() const override;
   bool ranks_restricted() const override;
+  std::span<const std::uint32_t> label_start_rows() const override;
   std::size_t memory_bytes() const override;
   std::uint64_t disk_bytes() const override;
   // "graph: 1000000 x 128 float32 l2, R=64, record 772 B, 5 records/sector, pq 32 B".

@@ -98,6 +98,11 @@ class Index {
   // Whether searches honour SearchParams::restrict_to (rank only those ids)
   // rather than ignoring it.
   virtual bool ranks_restricted() const { return false; }
+  // A graph built with labels (GraphBuildOptions::labels): the start row of
+  // each label (index = label; kNoLabelStart where no row carries it), for
+  // SearchParams::entry_rows with filter_steers_walk. Empty otherwise.
+  static constexpr std::uint32_t kNoLabelStart = 0xFFFFFFFFu;
+  virtual std::span<const std::uint32_t> label_start_rows() const { return {}; }
   virtual bool distances_exact() const { return true; }
   // RAM held for search (codes, codebooks, caches, maps), in bytes.
   virtual std::size_t memory_bytes() const = 0;

@@ -120,6 +120,14 @@ struct SearchParams {
   // most kMaxEntryRows are used. Not owned.
   static constexpr std::size_t kMaxEntryRows = 256;
   const std::vector<std::uint64_t>* entry_rows = nullptr;
+  // On a graph built with labels (Index::label_start_rows non-empty): the
+  // filter also steers the walk, which scores and expands only neighbours
+  // the filter accepts (Filtered-DiskANN's FilteredGreedySearch) and starts
+  // from entry_rows alone (the queried labels' start rows), since the label
+  // build keeps each label's rows connected among themselves. The filter
+  // must be cheap (evaluated per neighbour, ids are rows) and entry_rows set.
+  // Ignored by other indexes.
+  bool filter_steers_walk = false;
   // The fraction of the index the filter passes, when the caller knows it
   // (a payload index's bound; 1 = unknown or all). A filtered walk returns
   // only passing points, so it needs about k / f candidates to find k:

@@ -25,6 +25,7 @@ enum class BlobKind : std::uint32_t {
   kNodeCache = 2,   // reserved
   kMemGraph = 3,    // sections: meta, sample vectors, adjacency, sample slots (search/mem_graph.h)
   kRowSlots = 4,    // sections: u32 LE slot per row (page-shuffled graph layouts)
+  kLabelStarts = 5, // sections: u32 LE start row per label (graphs built with labels)
   kIvfRam = 16,     // IVF RAM parts: centroids, coarse quantizer, RaBitQ blocks (format/ivf_ram_file.h)
 };
 

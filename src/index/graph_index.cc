@@ -43,6 +43,34 @@ class GraphSearcher final : public Searcher {
   std::unique_ptr<search::GraphSearchContext> context_;
 };
 
+// Reads kLabelStartsFile into d->label_start_rows and, for page-shuffled
+// layouts, builds d->row_of_slot (needs slot_of_row loaded first).
+Status LoadLabelStarts(const std::string& dir, search::GraphIndexData* d) {
+  const std::string path = dir + "/" + kLabelStartsFile;
+  STRATA_ASSIGN_OR_RETURN(format::BlobContents blob,
+                          format::ReadBlobFile(path, format::BlobKind::kLabelStarts, 1, 1));
+  const std::vector<std::uint8_t>& bytes = blob.sections[0];
+  if (bytes.size() % 4 != 0) return Status::Corruption(path + ": size is not a multiple of 4");
+  d->label_start_rows.resize(bytes.size() / 4);
+  for (std::size_t l = 0; l < d->label_start_rows.size(); ++l) {
+    std::uint32_t row = 0;
+    for (int b = 0; b < 4; ++b) row |= static_cast<std::uint32_t>(bytes[l * 4 + b]) << (8 * b);
+    if (row != Index::kNoLabelStart && row >= d->num_nodes()) {
+      return Status::Corruption(path + ": start row out of range");
+    }
+    d->label_start_rows[l] = row;
+  }
+  if (!d->slot_of_row.empty()) {
+    d->row_of_slot.assign(d->num_slots(), Index::kNoLabelStart);
+    for (std::size_t r = 0; r < d->slot_of_row.size(); ++r) {
+      d->row_of_slot[d->slot_of_row[r]] = static_cast<std::uint32_t>(r);
+    }
+  } else if (d->nodes.layout().external_ids && d->num_slots() != d->num_nodes()) {
+    return Status::Corruption(path + ": a label graph's rows cannot be mapped to slots");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 GraphIndex::GraphIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -137,8 +165,16 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
       d.slot_of_row[r] = slot;
     }
   }
+  const bool has_label_starts =
+      std::any_of(m.files.begin(), m.files.end(),
+                  [](const format::ManifestFile& f) { return f.name == kLabelStartsFile; });
+  if (has_label_starts) STRATA_RETURN_IF_ERROR(LoadLabelStarts(dir, &d));
   STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
+}
+
+std::span<const std::uint32_t> GraphIndex::label_start_rows() const {
+  return impl_->data.label_start_rows;
 }
 
 std::uint32_t GraphIndex::dim() const { return impl_->data.dim(); }

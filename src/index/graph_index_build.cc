@@ -24,6 +24,7 @@
 #include "kernels/distance.h"
 #include "quant/pq/product_quantizer.h"
 #include "strata/graph_index.h"
+#include "strata/labels.h"
 
 namespace strata {
 namespace {
@@ -173,6 +174,18 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
   gopt.num_threads = options.threads;
   gopt.seed = options.seed;
   gopt.stop = options.stop;
+  if (options.labels != nullptr) {
+    if (options.labels->rows() != n) {
+      return Status::InvalidArgument("graph index build: labels have " +
+                                     std::to_string(options.labels->rows()) + " rows for " +
+                                     std::to_string(n) + " vectors");
+    }
+    if (reused) {
+      return Status::InvalidArgument("graph index build: labels need a graph built with them, "
+                                     "not reuse_graph");
+    }
+    gopt.labels = graph::NodeLabels{options.labels->offsets, options.labels->labels};
+  }
   if (!reused) {
     STRATA_ASSIGN_OR_RETURN(reused, graph::BuildVamana(graph_rows, dim, gopt, [&](double f) {
                               report_progress("graph", f);

@@ -232,6 +232,19 @@ Status WriteGraphIndex(const GraphIndexContents& contents, const std::string& in
       report.index_bytes += rows_bytes;
       files.push_back(kRowSlotsFile);
     }
+    if (!g.label_start_points().empty()) {
+      std::vector<std::uint8_t> starts;
+      starts.reserve(g.label_start_points().size() * 4);
+      for (const graph::NodeId row : g.label_start_points()) {
+        for (int b = 0; b < 4; ++b) starts.push_back(static_cast<std::uint8_t>(row >> (8 * b)));
+      }
+      STRATA_ASSIGN_OR_RETURN(
+          std::uint64_t starts_bytes,
+          format::WriteBlobFile(dir + "/" + kLabelStartsFile, format::BlobKind::kLabelStarts, 1,
+                                {std::span<const std::uint8_t>(starts)}));
+      report.index_bytes += starts_bytes;
+      files.push_back(kLabelStartsFile);
+    }
 
     format::Manifest m;
     m.index_type = "graph";

@@ -13,6 +13,9 @@ inline constexpr const char* kEntryFile = "entry.bin";
 // exact-scan fallback of filtered search) finds their codes and records.
 // Indexes written before it have none; such a search then walks instead.
 inline constexpr const char* kRowSlotsFile = "rows.bin";
+// Graphs built with labels (FilteredVamana): each label's start row
+// (BlobKind::kLabelStarts; 0xFFFFFFFF where no row carries the label).
+inline constexpr const char* kLabelStartsFile = "label_starts.bin";
 
 }  // namespace strata
 

@@ -60,6 +60,12 @@ struct GraphIndexData {
   // Page-shuffled layouts: row -> slot (index/index_files.h kRowSlotsFile);
   // empty for packed layouts (slot = row) and for indexes written without it.
   std::vector<std::uint32_t> slot_of_row;
+  // Graphs built with labels (index/index_files.h kLabelStartsFile): each
+  // label's start row (0xFFFFFFFF: none), and for page-shuffled layouts the
+  // inverse of slot_of_row (0xFFFFFFFF for empty slots), so that a walk the
+  // filter steers can judge a neighbour slot by its row. Empty otherwise.
+  std::vector<std::uint32_t> label_start_rows;
+  std::vector<std::uint32_t> row_of_slot;
   const kernels::DistanceKernels* kernels = &kernels::BestKernels();
 
   std::uint64_t num_nodes() const { return nodes.layout().num_nodes; }
@@ -72,6 +78,12 @@ struct GraphIndexData {
   }
   std::uint32_t SlotOfRow(std::uint64_t row) const {
     return slot_of_row.empty() ? static_cast<std::uint32_t>(row) : slot_of_row[row];
+  }
+  // The row in `slot` (0xFFFFFFFF for an empty one); valid when
+  // label_start_rows is loaded.
+  std::uint32_t RowOfSlot(std::uint32_t slot) const {
+    if (row_of_slot.empty()) return slot < num_nodes() ? slot : 0xFFFFFFFFu;
+    return row_of_slot[slot];
   }
   const std::uint8_t* code(std::uint32_t slot) const {
     return pq_codes.data() + static_cast<std::size_t>(slot) * pq.code_size();

@@ -29,7 +29,9 @@ std::size_t NodeCache::MemoryBytes() const {
 }
 
 std::size_t GraphIndexData::MemoryBytes() const {
-  return pq_codes.capacity() + slot_of_row.capacity() * sizeof(std::uint32_t) +
+  return pq_codes.capacity() +
+         (slot_of_row.capacity() + label_start_rows.capacity() + row_of_slot.capacity()) *
+             sizeof(std::uint32_t) +
          pq.centroids().size() * sizeof(float) +
          pq.rotation().size() * sizeof(float) + entry_code.capacity() + mem_graph.MemoryBytes() +
          mem_graph_codes.capacity() + cache.MemoryBytes();
@@ -106,6 +108,10 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
   converged_ = false;
   rows_seedable_ = index_.resident_codes() && index_.rows_mappable();
   restricted_ = params.restrict_to != nullptr && rows_seedable_;
+  // A label graph's walk stays among passing rows (Filtered-DiskANN); only
+  // where its rows map to slots and it has entry rows to start from.
+  steered_ = params.filter_steers_walk && filter_ != nullptr && params.entry_rows != nullptr &&
+             !index_.label_start_rows.empty() && rows_seedable_ && !restricted_;
   top_.clear();
   top_k_ = params.k;
   unchanged_run_ = 0;
@@ -117,6 +123,12 @@ Status GraphSearchContext::Prepare(std::span<const float> query, const SearchPar
 }
 
 void GraphSearchContext::Seed(const SearchParams& params, QueryStats* stats) {
+  if (steered_) {
+    // From the queried labels' start rows only: the MemGraph's seeds and the
+    // index's entry point usually fail the filter and lead away from its rows.
+    SeedEntryRows(params, stats);
+    return;
+  }
   if (params.mem_graph && walker_) {
     const std::uint32_t mem_l = params.mem_graph_L ? params.mem_graph_L
                                                    : std::max<std::uint32_t>(params.k, 16);
@@ -184,6 +196,8 @@ void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
   for (std::uint32_t j = 0; j < record.degree; ++j) {
     const auto nb = static_cast<std::uint32_t>(record.neighbour(j));
     if (nb >= index_.num_slots() || expanded_.Contains(nb) || !offered_.Insert(nb)) continue;
+    // Judged once per query: a failing slot stays in offered_.
+    if (steered_ && !PassesFilter(nb)) continue;
     fresh_.push_back(nb);
     fresh_slots_in_record_.push_back(j);
     // Codes in RAM are scattered over num_slots * m bytes: each one is a cache
@@ -225,6 +239,11 @@ void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView
   // each costing a PQ-code cache miss.
   if (restricted_ || (page_mate && !list_.WouldKeep(distance))) return;
   OfferNeighbours(record, stats);
+}
+
+bool GraphSearchContext::PassesFilter(std::uint32_t slot) const {
+  const std::uint32_t row = index_.RowOfSlot(slot);
+  return row != 0xFFFFFFFFu && filter_->Accept(row);
 }
 
 void GraphSearchContext::NoteExact(float distance) {

@@ -73,6 +73,8 @@ class GraphSearchContext {
   void SeedEntryRows(const SearchParams& params, QueryStats* stats);
   // Exact scan: an accepted exact distance, for the convergence test.
   void NoteExact(float distance);
+  // Whether the row in `slot` passes this query's filter (steered walks).
+  bool PassesFilter(std::uint32_t slot) const;
   // Scores `rows` (index rows, not slots) into the list by their codes.
   void SeedRows(std::span<const std::uint64_t> rows, QueryStats* stats);
   // The exact scan has converged (SearchParams::exact_scan_patience).
@@ -120,6 +122,7 @@ class GraphSearchContext {
   bool converged_ = false;
   bool restricted_ = false;  // this query ranks params.restrict_to only
   bool rows_seedable_ = false;  // codes in RAM and rows map to slots
+  bool steered_ = false;  // this query's walk offers only neighbours the filter passes
   // Exact scan: the k best exact distances so far (a max-heap) and how many
   // passing records in a row left them unchanged.
   std::vector<float> top_;

@@ -36,6 +36,9 @@ Status SearchParams::Validate() const {
     return Status::InvalidArgument("filter_fraction must be in (0, 1]");
   }
   if (k == 0) return Status::InvalidArgument("k must be at least 1");
+  if (filter_steers_walk && (filter == nullptr || entry_rows == nullptr)) {
+    return Status::InvalidArgument("filter_steers_walk needs a filter and entry_rows");
+  }
   if (k > kMaxK) {
     return Status::InvalidArgument("k " + std::to_string(k) + " is above the limit of " +
                                    std::to_string(kMaxK));

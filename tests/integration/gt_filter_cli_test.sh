@@ -79,6 +79,23 @@ for idx in graph ivf; do
     fail "$idx: filtered recall@10 below $min"
 done
 
+step "a graph built with --label_file: the walk the labels steer (exact scan off)"
+# Labels unrelated to position here; the build keeps each label's rows
+# connected, so the walk from the label's start row, over passing rows only,
+# must still find the filtered neighbours.
+run "$S" build --type graph --base "$T/d_base.fbin" --index "$T/lgraph" --metric l2 --R 32 --L 64 \
+  --label_file "$T/base_labels.txt"
+[ -f "$T/lgraph/label_starts.bin" ] || fail "no label_starts.bin in a label build"
+run "$S" search --index "$T/lgraph" --queries "$T/d_query.fbin" --k 10 --L 100 --out "$T/res_l.ibin" \
+  --base-labels "$T/base_labels.txt" --query-labels "$T/query_labels.txt" --exact-scan-limit 0
+run "$S" recall --results "$T/res_l.ibin" --gt "$T/gt10.ibin" --k 10 --json
+perl -ne '$r = $1 if /"recall_at_k":\s*([0-9.eE+-]+)/;
+    END { print "recall $r\n"; exit(!defined $r ? 2 : $r >= 0.9 ? 0 : 1) }' "$T/out" ||
+  fail "label graph: steered recall@10 below 0.9"
+head -n 10 "$T/base_labels.txt" >"$T/short.txt"
+expect_fail "rows" "$S" build --type graph --base "$T/d_base.fbin" --index "$T/x" \
+  --label_file "$T/short.txt"
+
 step "bad inputs fail with a message"
 G=("$S" gt --base "$T/d_base.fbin" --queries "$T/d_query.fbin" --k 10 --out "$T/x.ivecs")
 expect_fail "needs --base-labels" "${G[@]}" --query-labels "$T/query_labels.txt"

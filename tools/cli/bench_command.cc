@@ -114,7 +114,7 @@ Status RunBench(const BenchArgs& a) {
               index->cached_nodes() ? (std::to_string(index->cached_nodes()) + " nodes").c_str()
                                     : "off");
   STRATA_ASSIGN_OR_RETURN(auto label_filters,
-                          QueryLabelFilters::Load(a.labels, index->num_vectors(), queries.rows()));
+                          QueryLabelFilters::Load(a.labels, *index, queries.rows()));
   PrintRowHeader(*index);
   nlohmann::json rows = nlohmann::json::array();
   for (ReportRow& row : all) {

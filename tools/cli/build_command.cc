@@ -7,6 +7,7 @@
 #include "command.h"
 #include "strata/graph_index.h"
 #include "strata/ivf_index.h"
+#include "strata/labels.h"
 #include "strata/progress.h"
 
 namespace strata::cli {
@@ -22,6 +23,7 @@ struct BuildArgs {
   std::optional<double> mem_graph_ratio;
   std::optional<bool> page_shuffle, all_in_storage;
   IvfBuildOptions ivf;  // --type ivf
+  std::string label_file;  // graph: a label build (FilteredVamana)
 };
 
 // The profile's settings, overridden by the technique flags the user gave.
@@ -96,6 +98,11 @@ Status RunBuild(BuildArgs a) {
   STRATA_ASSIGN_OR_RETURN(a.graph.metric, ParseMetric(a.metric));
   STRATA_RETURN_IF_ERROR(ResolveGraphOptions(&a));
   STRATA_RETURN_IF_ERROR(a.graph.Validate());
+  std::optional<LabelSets> labels;
+  if (!a.label_file.empty()) {
+    STRATA_ASSIGN_OR_RETURN(labels, ReadLabels(a.label_file));
+    a.graph.labels = &*labels;
+  }
   // One bar per phase, each drawn only while that phase runs.
   std::unique_ptr<ProgressBar> bar;
   std::string phase;
@@ -178,6 +185,10 @@ void AddBuildCommand(CLI::App& root, CommandAction* action) {
                   "IVF: records of a cluster in page groups of nearby vectors (locality) or by "
                   "distance to the centroid (centroid)")
       ->capture_default_str();
+  cmd->add_option("--label_file,--label-file", a->label_file,
+                  "Graph: per-vector labels (DiskANN's label file, or .spmat); builds the graph "
+                  "label-aware (Filtered-DiskANN's FilteredVamana) so filtered searches by "
+                  "label start at the label's rows and walk only passing rows");
   cmd->add_option("--reuse-graph", a->graph.reuse_graph,
                   "Take the graph of this existing index (same data) instead of building it");
   cmd->add_option("--threads", a->graph.threads, "Threads (0 = all cores)")->capture_default_str();

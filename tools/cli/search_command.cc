@@ -35,7 +35,7 @@ Status RunSearch(const SearchArgs& a) {
   STRATA_RETURN_IF_ERROR(ParseIvfPipeline(a.pipeline, &row.params.pipeline));
   row.threads = a.threads;
   STRATA_ASSIGN_OR_RETURN(auto label_filters,
-                          QueryLabelFilters::Load(a.labels, index->num_vectors(), queries.rows()));
+                          QueryLabelFilters::Load(a.labels, *index, queries.rows()));
   STRATA_ASSIGN_OR_RETURN(BatchSearchResult r, RunBatch(*index, queries, gt ? &*gt : nullptr, &row,
                                                         label_filters->params_of()));
   STRATA_RETURN_IF_ERROR(WriteGroundTruth(a.out, r.results));

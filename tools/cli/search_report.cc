@@ -84,8 +84,9 @@ void AddLabelFlags(CLI::App* cmd, LabelFlags* flags) {
 }
 
 Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFlags& flags,
-                                                                   std::uint64_t index_rows,
+                                                                   const Index& index,
                                                                    std::size_t num_queries) {
+  const std::uint64_t index_rows = index.num_vectors();
   auto out = std::unique_ptr<QueryLabelFilters>(new QueryLabelFilters());
   if (flags.base_labels.empty() && flags.query_labels.empty()) return out;
   if (flags.base_labels.empty() || flags.query_labels.empty()) {
@@ -113,6 +114,8 @@ Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFl
   out->passing_.resize(num_queries);
   out->fraction_.assign(num_queries, 1.0f);
   out->entry_rows_.resize(num_queries);
+  out->steered_.assign(num_queries, false);
+  const std::span<const std::uint32_t> starts = index.label_start_rows();
   const auto inverted = InvertLabels(out->base_);
   const double rows_total = static_cast<double>(std::max<std::uint64_t>(1, index_rows));
   // Listing costs the rarest label's rows: bounded at 20x the limit (and at
@@ -128,9 +131,20 @@ Result<std::unique_ptr<QueryLabelFilters>> QueryLabelFilters::Load(const LabelFl
     if (!rows) continue;
     if (rows->size() <= limit) {
       out->passing_[q] = std::move(rows);
-    } else {
+    } else if (starts.empty()) {
       out->entry_rows_[q] = SampleEntryRows(*rows);
     }
+  }
+  // A graph built with these labels: walks start at the queried labels'
+  // start rows and stay among passing rows.
+  for (std::size_t q = 0; q < num_queries && !starts.empty(); ++q) {
+    if (out->passing_[q]) continue;
+    for (std::uint32_t l : out->queries_.row(q)) {
+      if (l < starts.size() && starts[l] != Index::kNoLabelStart) {
+        out->entry_rows_[q].push_back(starts[l]);
+      }
+    }
+    out->steered_[q] = !out->entry_rows_[q].empty();
   }
   return out;
 }
@@ -141,6 +155,9 @@ QueryParamsFn QueryLabelFilters::params_of() const {
     p->filter = &filters_[q];
     if (passing_[q]) {
       p->restrict_to = &*passing_[q];  // every row it ranks passes: no widening
+    } else if (steered_[q]) {
+      p->entry_rows = &entry_rows_[q];  // the walk holds passing rows only: no widening
+      p->filter_steers_walk = true;
     } else {
       p->filter_fraction = fraction_[q];
       if (!entry_rows_[q].empty()) p->entry_rows = &entry_rows_[q];

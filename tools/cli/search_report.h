@@ -60,7 +60,7 @@ class QueryLabelFilters {
   // Empty flags: no filter (filter_of() is null). InvalidArgument when only
   // one is given or the row counts differ from the index's / the queries'.
   static Result<std::unique_ptr<QueryLabelFilters>> Load(const LabelFlags& flags,
-                                                         std::uint64_t index_rows,
+                                                         const Index& index,
                                                          std::size_t num_queries);
   // Sets each query's filter, filter_fraction and, where few rows pass,
   // restrict_to, else (where they were listed) entry_rows.
@@ -77,6 +77,9 @@ class QueryLabelFilters {
   // walk from when there were too many to scan.
   std::vector<float> fraction_;
   std::vector<std::vector<std::uint64_t>> entry_rows_;
+  // Per query: a walk steered by the filter from the queried labels' start
+  // rows (an index built with labels, GraphBuildOptions::labels).
+  std::vector<bool> steered_;
 };
 
 // Runs `queries` through `index`; fills row.summary and, if `gt` is set, recall@k.
