@@ -14,6 +14,12 @@ if [ ! -f "$LG/manifest.json" ]; then
   /usr/bin/time -v "$S" build --type graph --base "$BASE" --index "$LG" \
     --label_file "$DATA/base_labels.txt" 2>"$OUT.build_time.txt"
 fi
+# Unfiltered search on both: what the label build costs a search without labels.
+[ -f "$DATA/gt_unfiltered.ibin" ] || "$S" gt --base "$BASE" --queries "$Q" --k 10 --out "$DATA/gt_unfiltered.ibin"
+for IDX in "$PLAIN" "$LG"; do
+  "$S" bench --index "$IDX" --queries "$Q" --gt "$DATA/gt_unfiltered.ibin" --L 10,20,50,100,200 \
+    --threads 2 --json "${OUT}_$(basename "$IDX")_unfiltered.json"
+done
 for B in 0.5 0.1 0.01; do
   for IDX in "$PLAIN" "$LG"; do
     name=$(basename "$IDX")

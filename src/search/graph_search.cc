@@ -205,8 +205,6 @@ void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
   for (std::uint32_t j = 0; j < record.degree; ++j) {
     const auto nb = static_cast<std::uint32_t>(record.neighbour(j));
     if (nb >= index_.num_slots() || expanded_.Contains(nb) || !offered_.Insert(nb)) continue;
-    // Judged once per query: a failing slot stays in offered_.
-    if (steered_ && !PassesFilter(nb)) continue;
     fresh_.push_back(nb);
     fresh_slots_in_record_.push_back(j);
     // Codes in RAM are scattered over num_slots * m bytes: each one is a cache
@@ -229,7 +227,15 @@ void GraphSearchContext::OfferNeighbours(const format::NodeRecordView& record,
   fresh_dists_.resize(fresh_.size());
   quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
   stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
-  for (std::size_t i = 0; i < fresh_.size(); ++i) list_.Insert(fresh_[i], fresh_dists_[i]);
+  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+    // A steered walk offers only passing neighbours. The filter is judged
+    // after the code distance and only for those the list would keep: a
+    // check costs cache misses in the caller's label data, and most
+    // neighbours late in a walk are too far to enter the list anyway. Judged
+    // once per query: the slot stays in offered_ either way.
+    if (steered_ && (!list_.WouldKeep(fresh_dists_[i]) || !PassesFilter(fresh_[i]))) continue;
+    list_.Insert(fresh_[i], fresh_dists_[i]);
+  }
 }
 
 void GraphSearchContext::Expand(std::uint32_t slot, const format::NodeRecordView& record,
