@@ -158,6 +158,16 @@ struct CollectionOptions {
   // from the stored payloads); a stored field given with another type is
   // InvalidArgument. The index is rebuilt from the stored payloads at open.
   std::vector<PayloadFieldSpec> payload_index;
+  // creation, graph collections: build the graph label-aware over this
+  // integer payload field (declared in payload_index as "integer"; values in
+  // [0, 2^32 - 2] are labels): Gollapudi et al., "Filtered-DiskANN", WWW
+  // 2023, FilteredVamana, in full builds and streaming merges alike, with a
+  // start row per label. A filtered search whose `must` matches values of
+  // the field then walks only passing points from those values' start rows.
+  // Searches without such a filter lose recall on a label-aware graph
+  // (bench/results/filter_synth1m_2026-12-03.md): for labelled workloads.
+  // Empty: an ordinary graph. Stored; reopening with another is an error.
+  std::string graph_label_field;
   // Largest batch one Upsert or Delete takes.
   std::uint64_t max_batch = 1u << 20;
 

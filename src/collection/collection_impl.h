@@ -27,6 +27,7 @@
 #include "collection/pending_set.h"
 #include "filter/payload_index.h"
 #include "strata/collection.h"
+#include "strata/labels.h"
 
 namespace strata {
 
@@ -58,6 +59,7 @@ struct StoredCollectionOptions {
   std::string index_type = "graph";
   GraphBuildOptions graph;
   IvfBuildOptions ivf;
+  std::string graph_label_field;  // CollectionOptions::graph_label_field
 };
 std::string StoredOptionsToJson(const StoredCollectionOptions& o);
 Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& json);
@@ -177,6 +179,11 @@ struct Collection::Impl {
   // At open: the stored fields plus the new ones of `given`, stored, and
   // payload_index built over them.
   Status OpenPayloadIndex(const std::vector<PayloadFieldSpec>& given);
+  // Label-aware graphs (stored.graph_label_field): its position among
+  // `index`'s fields when indexed as integer, else -1.
+  int LabelFieldPosition(const filter::PayloadIndex& index) const;
+  // Row i's labels: the label field's values in [0, 2^32 - 2] of ids[i].
+  LabelSets GraphLabels(const filter::PayloadIndex& index, std::span<const VectorId> ids) const;
   // Store <-> float conversions (collection_write.cc).
   Status CheckAndStore(std::span<const float> vector, std::byte* out) const;
   void LoadFloat(const std::byte* stored, float* out) const;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "base/timer.h"
@@ -159,8 +160,11 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   std::vector<std::uint32_t> pending_live;
   bool streaming = false;
   bool flat_back = false;
+  // Label-aware graphs read their labels from it (replaced under write_mu).
+  std::shared_ptr<const filter::PayloadIndex> label_index;
   {
     std::lock_guard<std::mutex> lock(write_mu);
+    label_index = payload_index;
     const CollectionState& cur = current();
     const bool dead = cur.version && cur.version->dead_count() > 0;
     if (pending_pos.empty() && !dead) return Status::OK();
@@ -252,6 +256,11 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
         GraphBuildOptions o = stored.graph;
         o.threads = threads;
         o.stop = stop;
+        std::optional<LabelSets> labels;
+        if (!stored.graph_label_field.empty()) {
+          labels = GraphLabels(*label_index, ids);
+          o.labels = &*labels;
+        }
         merged = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o).status();
       }
       if (db_snapshot) {  // the IVF merge's reads are done
@@ -290,6 +299,11 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       GraphBuildOptions o = stored.graph;
       o.threads = threads;
       o.stop = stop;
+      std::optional<LabelSets> labels;
+      if (!stored.graph_label_field.empty()) {
+        labels = GraphLabels(*label_index, ids);
+        o.labels = &*labels;
+      }
       // DefraDB's DISKANN: train once on a sample of at most train_sample_bytes.
       o.pq_train_rows = std::max<std::uint64_t>(
           1, std::min<std::uint64_t>(ids.size(),

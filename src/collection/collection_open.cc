@@ -158,10 +158,20 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   StoredCollectionOptions& st = impl->stored;
   if (s.IsNotFound()) {
     if (options.dim == 0) return Status::InvalidArgument("creating a collection needs dim (> 0)");
+    if (!options.graph_label_field.empty() &&
+        std::none_of(options.payload_index.begin(), options.payload_index.end(),
+                     [&](const PayloadFieldSpec& f) {
+                       return f.path == options.graph_label_field &&
+                              f.type == PayloadFieldType::kInteger;
+                     })) {
+      return Status::InvalidArgument("graph_label_field '" + options.graph_label_field +
+                                     "' must be declared in payload_index as integer");
+    }
     st.dim = options.dim;
     st.metric = options.metric.value_or(Metric::kL2);
     st.element_type = options.element_type.value_or(ElementType::kFloat32);
     st.index_type = options.index_type.value_or("graph");
+    st.graph_label_field = options.graph_label_field;
     st.graph = options.graph;
     st.ivf = options.ivf;
     st.graph.metric = st.ivf.metric = st.metric;
@@ -183,6 +193,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
         CheckSame("element type", options.element_type, st.element_type, ElementTypeName));
     STRATA_RETURN_IF_ERROR(CheckSame("index type", options.index_type, st.index_type,
                                      [](const std::string& x) { return x; }));
+    if (!options.graph_label_field.empty() && options.graph_label_field != st.graph_label_field) {
+      return Status::InvalidArgument("collection was created with graph_label_field '" +
+                                     st.graph_label_field + "', opened with '" +
+                                     options.graph_label_field + "'");
+    }
   }
   impl->vector_bytes = static_cast<std::size_t>(st.dim) * ElementSize(st.element_type);
 
@@ -259,6 +274,10 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   impl->live = indexed_live + impl->pending_pos.size();
   // ---- payload indexes (rebuilt from the stored payloads) ----
   STRATA_RETURN_IF_ERROR(impl->OpenPayloadIndex(options.payload_index));
+  if (!st.graph_label_field.empty() && impl->LabelFieldPosition(*impl->payload_index) < 0) {
+    return Status::InvalidArgument("graph_label_field '" + st.graph_label_field +
+                                   "' must be declared in payload_index as integer");
+  }
   if (impl->group_commit) {
     // What the log held unsynced when the last process died is visible from
     // now on: make it durable first.

@@ -39,6 +39,9 @@ Status CollectionOptions::Validate() const {
   if (index_type && *index_type != "graph" && *index_type != "ivf") {
     return Status::InvalidArgument("index type '" + *index_type + "' (expected graph or ivf)");
   }
+  if (!graph_label_field.empty() && index_type && *index_type != "graph") {
+    return Status::InvalidArgument("graph_label_field needs a graph index");
+  }
   if (update_mode == UpdateMode::kInPlace) {
     return Status::NotSupported("update_mode in_place is not available yet (use buffered)");
   }
@@ -95,6 +98,7 @@ std::string StoredOptionsToJson(const StoredCollectionOptions& o) {
       {"metric", std::string(MetricName(o.metric))},
       {"element_type", std::string(ElementTypeName(o.element_type))},
       {"index_type", o.index_type},
+      {"graph_label_field", o.graph_label_field},
       {"graph", g},
       {"ivf", v},
   };
@@ -117,6 +121,7 @@ Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& text) {
     STRATA_ASSIGN_OR_RETURN(o.element_type,
                             ParseElementType(j.at("element_type").get<std::string>()));
     o.index_type = j.at("index_type").get<std::string>();
+    o.graph_label_field = j.value("graph_label_field", std::string());  // absent before 2026-12
     const auto& g = j.at("graph");
     o.graph.R = g.at("R");
     o.graph.L = g.at("L");

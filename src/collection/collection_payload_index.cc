@@ -108,4 +108,36 @@ Status Collection::CreatePayloadIndex(const PayloadFieldSpec& field) {
   return Status::OK();
 }
 
+int Collection::Impl::LabelFieldPosition(const filter::PayloadIndex& index) const {
+  if (stored.graph_label_field.empty()) return -1;
+  const auto& fields = index.fields();
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    if (fields[f].path == stored.graph_label_field) {
+      return fields[f].type == PayloadFieldType::kInteger ? static_cast<int>(f) : -1;
+    }
+  }
+  return -1;
+}
+
+LabelSets Collection::Impl::GraphLabels(const filter::PayloadIndex& index,
+                                        std::span<const VectorId> ids) const {
+  LabelSets out;
+  const int field = LabelFieldPosition(index);
+  out.offsets.reserve(ids.size() + 1);
+  std::vector<std::int64_t> values;
+  std::vector<std::uint32_t> row;
+  for (const VectorId id : ids) {
+    values.clear();
+    row.clear();
+    if (field >= 0) index.AppendIntegers(id, static_cast<std::size_t>(field), &values);
+    for (const std::int64_t v : values) {
+      if (v >= 0 && v < static_cast<std::int64_t>(Index::kNoLabelStart)) {
+        row.push_back(static_cast<std::uint32_t>(v));
+      }
+    }
+    out.AddRow(row);
+  }
+  return out;
+}
+
 }  // namespace strata

@@ -240,6 +240,28 @@ void PlanFilter(const Collection::Impl& m, const PayloadFilter& filter, std::uin
   plan->entry_ids = std::move(sample->ids);
 }
 
+// A label-aware graph version (CollectionOptions::graph_label_field): the
+// start rows of the label values the filter's top-level `must` matches on
+// the label field, from which a walk the filter steers begins. Empty when
+// the filter matches none (or none the version has a start row for).
+std::vector<std::uint64_t> LabelEntryRows(const Collection::Impl& m, const PayloadFilter& filter,
+                                          const collection::IndexVersion& v) {
+  std::vector<std::uint64_t> rows;
+  const std::span<const std::uint32_t> starts = v.index().label_start_rows();
+  const filter::Node& root = filter.root();
+  if (starts.empty() || root.kind != filter::NodeKind::kFilter) return rows;
+  for (const filter::Node& c : root.must) {
+    if (c.kind != filter::NodeKind::kMatchValue || c.key != m.stored.graph_label_field ||
+        c.values.empty() || c.values[0].kind != filter::Value::Kind::kInteger) {
+      continue;
+    }
+    const std::int64_t label = c.values[0].integer;
+    if (label < 0 || static_cast<std::uint64_t>(label) >= starts.size()) continue;
+    if (starts[label] != Index::kNoLabelStart) rows.push_back(starts[label]);
+  }
+  return rows;
+}
+
 // The SSD index's part of a search: tombstones (and the filter, when given)
 // checked inside the walk.
 Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
@@ -253,7 +275,16 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   p.list_size = std::max(p.list_size, k);
   const FilterCandidates* candidates = plan.candidates ? &*plan.candidates : nullptr;
   std::vector<std::uint64_t> entry_rows;
-  v.AppendSlotsOf(plan.entry_ids, &entry_rows);
+  if (candidates == nullptr && test != nullptr && test->in_ram() && params.filter != nullptr) {
+    // A label-aware graph walks only passing points, from the matched
+    // labels' start rows: no widening, no sampled entries.
+    entry_rows = LabelEntryRows(m, *params.filter, v);
+    if (!entry_rows.empty()) {
+      p.filter_steers_walk = true;
+      p.filter_fraction = 1.0f;
+    }
+  }
+  if (entry_rows.empty()) v.AppendSlotsOf(plan.entry_ids, &entry_rows);
   if (!entry_rows.empty()) p.entry_rows = &entry_rows;
   // The filter's candidates as index rows: a graph ranks only those; other
   // indexes walk with them as a bitmap, rejecting the rest at a bit test.

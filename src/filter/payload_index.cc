@@ -407,6 +407,21 @@ bool PayloadIndex::Evaluate(const BoundFilter& f, const Node& n, VectorId id,
   }
 }
 
+void PayloadIndex::AppendIntegers(VectorId id, std::size_t field,
+                                  std::vector<std::int64_t>* out) const {
+  if (field >= fields_.size()) return;
+  const Shard& s = ShardOf(id);
+  std::shared_lock<std::shared_mutex> lock(s.mu);
+  auto it = s.rows.find(id);
+  if (it == s.rows.end()) return;
+  const Leaf* header = nullptr;
+  const Leaf* leaves = FieldLeaves(it->second, field, &header);
+  const std::uint32_t count = HeaderCount(*header);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (leaves[i].kind == Leaf::kInt) out->push_back(static_cast<std::int64_t>(leaves[i].bits));
+  }
+}
+
 bool PayloadIndex::Matches(const BoundFilter& filter, VectorId id) const {
   Shard& s = ShardOf(id);
   std::shared_lock<std::shared_mutex> lock(s.mu);

@@ -122,6 +122,11 @@ class PayloadIndex {
   std::uint64_t points() const;
   std::size_t MemoryBytes() const;
 
+  // Appends the integer values point `id` holds in the indexed field at
+  // position `field` of fields() to `out` (nothing for a point not indexed
+  // or a field out of range): the labels of a label-aware graph build.
+  void AppendIntegers(VectorId id, std::size_t field, std::vector<std::int64_t>* out) const;
+
  private:
   struct Shard {
     mutable std::shared_mutex mu;

@@ -25,6 +25,7 @@ VamanaBuildOptions StreamingMergeOptions::BuildOptions() const {
                             .max_occlusion_size = max_occlusion_size,
                             .num_threads = num_threads,
                             .seed = seed,
+                            .labels = labels,
                             .stop = stop};
 }
 
@@ -65,7 +66,8 @@ class Merger {
                 .alpha = o.alpha,
                 .max_occlusion_size = o.max_occlusion_size,
                 .schedule = AlphaSchedule::kRising,
-                .saturate = false} {}
+                .saturate = false,
+                .labels = o.labels.empty() ? nullptr : &o.labels} {}
 
   // `survivors`: old ids kept, ascending; `merged`: the merged rows.
   Result<VamanaGraph> Run(const std::vector<NodeId>& survivors, std::span<const float> merged);
@@ -179,6 +181,18 @@ Result<VamanaGraph> Merger::Run(const std::vector<NodeId>& survivors,
   // draw, as the build does, so the order does not depend on the library).
   phase.Reset();
   auto inserter = std::make_unique<VamanaInserter>(view, &graph, o_.search_list_size, threads_);
+  std::vector<NodeId> insert_starts;
+  if (!o_.labels.empty()) {
+    // The inserts start from points among the surviving rows: a new row is
+    // isolated until it is inserted, and a walk from it would find nothing.
+    const NodeLabels surv_labels{o_.labels.offsets.first(n_surv + 1),
+                                 o_.labels.labels.first(o_.labels.offsets[n_surv])};
+    STRATA_ASSIGN_OR_RETURN(
+        VectorView surv_view,
+        VectorView::Create(merged.first(static_cast<std::size_t>(n_surv) * dim_), dim_, o_.metric));
+    insert_starts = ComputeLabelStartPoints(surv_view, surv_labels, threads_);
+    inserter->UseLabels(&o_.labels, insert_starts);
+  }
   std::vector<NodeId> order(m);
   for (std::size_t i = 0; i < m; ++i) order[i] = n_surv + static_cast<NodeId>(i);
   std::mt19937_64 rng(o_.seed);
@@ -203,7 +217,11 @@ Result<VamanaGraph> Merger::Run(const std::vector<NodeId>& survivors,
   inserter.reset();  // its searchers reference `graph`
   graph.ShrinkCapacity(o_.max_degree);
   report_.seconds_patch = phase.ElapsedSeconds();
-  return VamanaGraph::FromParts(std::move(graph), entry, o_.metric, o_.max_degree);
+  STRATA_ASSIGN_OR_RETURN(VamanaGraph g,
+                          VamanaGraph::FromParts(std::move(graph), entry, o_.metric, o_.max_degree));
+  // Searches start from points over all merged rows, every one now linked.
+  if (!o_.labels.empty()) g.SetLabelStartPoints(ComputeLabelStartPoints(view, o_.labels, threads_));
+  return g;
 }
 
 Result<VamanaGraph> MergeImpl(const VamanaGraph& old_graph, std::span<const float> old_rows,
@@ -271,8 +289,13 @@ Result<VamanaGraph> MergeImpl(const VamanaGraph& old_graph, std::span<const floa
         [](std::uint64_t row) { return "StreamingMerge: old row " + std::to_string(row); }));
     report->copied = true;
     FlatAdjacency copy = old_graph.adjacency();
-    return VamanaGraph::FromParts(std::move(copy), old_graph.entry_point(), options.metric,
-                                  options.max_degree);
+    STRATA_ASSIGN_OR_RETURN(VamanaGraph g,
+                            VamanaGraph::FromParts(std::move(copy), old_graph.entry_point(),
+                                                   options.metric, options.max_degree));
+    if (!options.labels.empty()) {
+      g.SetLabelStartPoints(ComputeLabelStartPoints(view, options.labels, options.num_threads));
+    }
+    return g;
   }
   Merger merger(old_graph, deleted, new_rows, dim, options, report);
   return merger.Run(survivors, merged);
@@ -305,6 +328,12 @@ Result<VamanaGraph> StreamingMerge(const VamanaGraph& old_graph, std::span<const
   }
   if (n_old > 0 && old_graph.metric() != options.metric) {
     return Status::InvalidArgument("StreamingMerge: options.metric differs from the old graph's");
+  }
+  if (!options.labels.empty()) {
+    std::uint64_t survivors = 0;
+    for (const std::uint8_t d : deleted) survivors += d == 0 ? 1 : 0;
+    STRATA_RETURN_IF_ERROR(
+        options.labels.Validate(survivors + new_rows.size() / dim).WithContext("StreamingMerge"));
   }
   const Timer total;
   StreamingMergeReport local;

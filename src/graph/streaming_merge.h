@@ -70,6 +70,11 @@ struct StreamingMergeOptions {
   std::uint64_t seed = 1;
   // A request to stop: the merge ends with Aborted soon after (as BuildVamana's).
   std::stop_token stop;
+  // Labels of the merged rows (survivors in old order, then the new rows;
+  // empty: none). Given, the merge is label-aware as BuildVamana with labels
+  // is (FilteredVamana's inserts and prunes), and the merged graph gets
+  // start points per label computed over the merged rows. Not owned.
+  NodeLabels labels;
 
   // InvalidArgument naming the first bad field (the ranges of VamanaBuildOptions).
   Status Validate() const;

@@ -108,6 +108,8 @@ class VamanaGraph {
   // A label build's start point per label (index = label; kInvalidNode
   // where no row carries it); empty for an ordinary build.
   const std::vector<NodeId>& label_start_points() const { return label_start_points_; }
+  // Sets them (a merge that computes them over its merged rows).
+  void SetLabelStartPoints(std::vector<NodeId> starts) { label_start_points_ = std::move(starts); }
 
   // Statistics of the build that produced this graph (zeros for FromParts).
   const BuildStats& build_stats() const { return build_stats_; }

@@ -13,6 +13,7 @@
 #include "index/graph_loader.h"
 #include "index/index_files.h"
 #include "quant/pq/product_quantizer.h"
+#include "strata/labels.h"
 
 namespace strata {
 namespace {
@@ -81,6 +82,10 @@ Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
   mo.num_threads = options.threads;
   mo.seed = options.seed;
   mo.stop = options.stop;
+  if (options.labels != nullptr) {
+    // Label-aware merge: the labels are of the merged numbering.
+    mo.labels = graph::NodeLabels{options.labels->offsets, options.labels->labels};
+  }
   std::vector<float> merged_graph_rows;
   graph::StreamingMergeReport local_report;
   STRATA_ASSIGN_OR_RETURN(

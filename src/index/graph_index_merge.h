@@ -23,7 +23,8 @@ namespace strata {
 // The new index in `index_dir` numbers its rows as the merge does: the
 // surviving old rows in old order, then the new rows. `options` gives R, L,
 // alpha, the layout and threads (its PQ fields are ignored: the codebook is
-// the old one). Errors: InvalidArgument for mismatching shapes or options,
+// the old one); its `labels`, when set, label the merged rows in that order
+// and make the merge label-aware (graph::StreamingMergeOptions::labels). Errors: InvalidArgument for mismatching shapes or options,
 // Corruption / IOError from the files.
 Result<GraphBuildReport> MergeGraphIndex(const std::string& old_dir,
                                          std::span<const std::uint8_t> deleted,

@@ -338,6 +338,8 @@ const Keyword<CollectionOptions> kCollection[] = {
      [](CollectionOptions& o, py::handle v, const char* n) { o.max_payload_bytes = ToU32(v, n); }},
     {"max_batch", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.max_batch = ToU64(v, n); }},
+    {"graph_label_field", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) { o.graph_label_field = ToStr(v, n); }},
     {"payload_index", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) {
        // {"tags": "keyword", "price": "float"}

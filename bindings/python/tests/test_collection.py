@@ -240,6 +240,41 @@ def test_search_filter_matches_filtered_brute_force(coll_path, rng):
             col.search(queries, filter=[1, 2])
 
 
+def test_graph_label_field_finds_another_class(tmp_path, rng):
+    # Points near 6 class centres, labelled by class; queries near one class
+    # filtered to another, walking (no exact scan). The label-aware graph
+    # walks that class's points from its start row; the ordinary graph's
+    # walk stays near the query's own class.
+    dim, classes = 16, 6
+    centres = 4.0 * rng.normal(size=(classes, dim))
+    cls = rng.integers(classes, size=4000)
+    data = (centres[cls] + rng.normal(size=(4000, dim))).astype(np.float32)
+    qa = rng.integers(classes, size=40)
+    qb = (qa + 1 + rng.integers(classes - 1, size=40)) % classes
+    queries = (centres[qa] + rng.normal(size=(40, dim))).astype(np.float32)
+    found = {}
+    for label_graph in (False, True):
+        opts = {"graph_label_field": "labels"} if label_graph else {}
+        with strata.Collection(tmp_path / f"c{int(label_graph)}", dim=dim, flat_threshold=300,
+                               background_merge=False, payload_index={"labels": "integer"},
+                               graph={"R": 24, "L": 48}, **opts) as col:
+            col.add(data, labels=[[int(c)] for c in cls])
+            col.merge()
+            hits = 0
+            for q, b in zip(queries, qb):
+                keep = np.flatnonzero(cls == b)
+                want, _ = brute_force(data[keep], q[None, :], 10)
+                ids, _ = col.search(q, k=10, exact_scan_limit=0, L=64,
+                                    filter={"must": [{"key": "labels", "match": {"value": int(b)}}]})
+                assert all(cls[i] == b for i in ids[0] if i != strata.NO_ID)
+                hits += len(set(ids[0].tolist()) & set(keep[want[0]].tolist()))
+            found[label_graph] = hits / (10 * len(queries))
+    assert found[True] >= 0.95, found
+    assert found[True] > found[False] + 0.2, found
+    with pytest.raises(ValueError, match="graph_label_field"):
+        strata.Collection(tmp_path / "bad", dim=dim, graph_label_field="labels")
+
+
 def test_labels_fast_path(coll_path, rng):
     data = rng.normal(size=(300, 8)).astype(np.float32)
     labels = [[i % 3, 10 + i % 5] for i in range(300)]
