@@ -103,6 +103,9 @@ class IvfIndex : public Index {
   ElementType element_type() const override;
   std::uint64_t num_vectors() const override;
   bool distances_exact() const override;
+  // SearchParams::restrict_to: the listed rows are ranked by their RAM codes
+  // and read in order of their distance bounds (no cluster probing).
+  bool ranks_restricted() const override;
   std::size_t memory_bytes() const override;
   std::uint64_t disk_bytes() const override;
   // "ivf: 1000000 x 128 float32 l2, C=977, D_m=128/128, B=9, record 136 B,

@@ -294,6 +294,10 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
     if (v.index().ranks_restricted()) {
       p.restrict_to = &rows;
       p.filter_fraction = 1.0f;  // every row it ranks passes
+      // An index ranking by estimates (IVF's extended codes) returns 2k, of
+      // which the k nearest by exact distance are kept: the estimate's error
+      // swaps neighbours only near the k-th, so the scan stays exact.
+      if (!v.index().distances_exact()) p.k = std::min(2 * k, SearchParams::kMaxK);
     } else {
       bits.assign((v.size() + 63) / 64, 0);
       for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
@@ -307,13 +311,13 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   }
   p.filter = test != nullptr ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
   STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
-  std::vector<VectorId> ids(k);
-  std::vector<float> dist(k);
+  std::vector<VectorId> ids(p.k);
+  std::vector<float> dist(p.k);
   Status st = pooled.searcher->Search(query, p, ids, dist, qs);
   v.Release(std::move(pooled));
   STRATA_RETURN_IF_ERROR(st);
   std::vector<Hit> found;
-  for (std::uint32_t i = 0; i < k; ++i) {
+  for (std::uint32_t i = 0; i < p.k; ++i) {
     if (ids[i] == kInvalidVectorId) break;
     found.emplace_back(dist[i], v.user_id(ids[i]));
   }

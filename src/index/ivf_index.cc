@@ -45,6 +45,7 @@ class IvfSearcher final : public Searcher {
 IvfIndex::IvfIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 bool IvfIndex::distances_exact() const { return impl_->data.rerank == ivf::RerankKind::kRaw; }
+bool IvfIndex::ranks_restricted() const { return true; }
 IvfIndex::~IvfIndex() = default;
 
 Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::Manifest* manifest,
@@ -91,8 +92,15 @@ Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::M
       parts.ram_blocks.size() != d.block_offsets.back() * d.quantizer->layout().ram_batch_bytes()) {
     return corrupt("cluster sizes or RAM blocks do not match the manifest");
   }
-  for (std::uint32_t id : parts.ids) {
+  // The ids are a permutation of the rows; its inverse serves restricted
+  // searches.
+  constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
+  d.position_of.assign(m.num_vectors, kUnset);
+  for (std::size_t pos = 0; pos < parts.ids.size(); ++pos) {
+    const std::uint32_t id = parts.ids[pos];
     if (id >= m.num_vectors) return corrupt("id out of range");
+    if (d.position_of[id] != kUnset) return corrupt("id " + std::to_string(id) + " stored twice");
+    d.position_of[id] = static_cast<std::uint32_t>(pos);
   }
   d.centroids = std::move(parts.centroids);
   d.ids = std::move(parts.ids);

@@ -238,6 +238,13 @@ float CoarseQuantizer::ExactDistance(const float* query, std::uint32_t cluster, 
   return metric_ == Metric::kInnerProduct ? -dot : d2;
 }
 
+CoarseHit CoarseQuantizer::HitOf(const float* query, std::uint32_t cluster) const {
+  CoarseHit h;
+  h.cluster = cluster;
+  h.distance = ExactDistance(query, cluster, &h.l2, &h.inner_product);
+  return h;
+}
+
 void CoarseQuantizer::Search(const float* query, std::size_t nprobe, CoarseScratch* s,
                              std::vector<CoarseHit>* out) const {
   out->clear();

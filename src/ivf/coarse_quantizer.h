@@ -98,6 +98,9 @@ class CoarseQuantizer {
   // Centroid estimates approximate the ranking under kIrq.
   void Search(const float* query, std::size_t nprobe, CoarseScratch* scratch,
               std::vector<CoarseHit>* out) const;
+  // The hit of one given cluster (exact distance, ||q - c||, <q, c>), for
+  // searches that choose their clusters by the rows they rank.
+  CoarseHit HitOf(const float* query, std::uint32_t cluster) const;
 
  private:
   CoarseQuantizer() = default;

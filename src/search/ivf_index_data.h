@@ -11,6 +11,7 @@
 #ifndef STRATA_SEARCH_IVF_INDEX_DATA_H_
 #define STRATA_SEARCH_IVF_INDEX_DATA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -35,6 +36,9 @@ struct IvfIndexData {
   std::vector<std::uint64_t> cluster_offsets;  // C + 1 storage positions
   std::vector<std::uint64_t> block_offsets;    // C + 1 RAM block indices
   std::vector<std::uint32_t> ids;              // N input row ids by position
+  // The inverse of `ids` (input row id -> storage position), for searches
+  // that rank a listed set of rows (SearchParams::restrict_to): 4 B/vector.
+  std::vector<std::uint32_t> position_of;
   std::vector<std::uint8_t> ram_blocks;
   format::IvfRecordsFile records;
   std::uint32_t default_nprobe = 1;
@@ -43,11 +47,17 @@ struct IvfIndexData {
     return cluster_offsets.empty() ? 0 : cluster_offsets.size() - 1;
   }
   std::uint64_t num_vectors() const { return ids.size(); }
+  // The cluster holding storage position `pos` (< num_vectors()).
+  std::uint32_t ClusterOf(std::uint64_t pos) const {
+    const auto it = std::upper_bound(cluster_offsets.begin(), cluster_offsets.end(), pos);
+    return static_cast<std::uint32_t>(it - cluster_offsets.begin() - 1);
+  }
   // RAM held for search, bytes.
   std::size_t MemoryBytes() const {
     return (quantizer ? quantizer->padded_dim() * 8 : 0) + centroids.size() * 4 +
            (coarse ? coarse->MemoryBytes() : 0) + cluster_offsets.size() * 8 +
-           block_offsets.size() * 8 + ids.size() * 4 + ram_blocks.size() +
+           block_offsets.size() * 8 + ids.size() * 4 + position_of.size() * 4 +
+           ram_blocks.size() +
            records.first_unit().size() * 8;
   }
 };

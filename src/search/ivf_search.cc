@@ -186,11 +186,22 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   for (std::uint32_t i = inflight_limit_; i-- > 0;) free_slots_.push_back(i);
   queue_->ResetStats();
 
-  const std::uint32_t nprobe = params.EffectiveNprobe(index_.default_nprobe);
-  index_.coarse->Search(query_.data(), nprobe, &coarse_scratch_, &hits_);
-  Status st = Scan(params);
+  // A restricted search ranks its rows through the scheduled pipeline
+  // whatever the configured one: every page is a priority-ordered candidate.
+  SearchParams restricted = params;
+  const bool is_restricted =
+      params.restrict_to != nullptr && index_.position_of.size() == index_.num_vectors();
+  Status st;
+  if (is_restricted) {
+    restricted.pipeline = IvfPipeline::kScheduled;
+    st = ScanRestricted(restricted);
+  } else {
+    const std::uint32_t nprobe = params.EffectiveNprobe(index_.default_nprobe);
+    index_.coarse->Search(query_.data(), nprobe, &coarse_scratch_, &hits_);
+    st = Scan(params);
+  }
   const Timer drain;
-  if (st.ok()) st = Drain(params);
+  if (st.ok()) st = Drain(is_restricted ? restricted : params);
   stats_.drain_us = drain.ElapsedMicros();
   if (!st.ok()) {
     // Collect whatever is still in flight so the buffers are free again.

@@ -30,6 +30,13 @@
 // Results can depend on I/O timing (how much re-ranking happened before a
 // pruning decision) for overlapped/scheduled/full.
 //
+// With SearchParams::restrict_to, no cluster is probed: the listed rows
+// (their storage positions from IvfIndexData::position_of) are estimated from
+// their clusters' RAM blocks and their pages read in ascending bound against
+// dist_k, as the scheduled pipeline does (ivf_restricted.cc) - the exact-scan
+// fallback of filtered search, reading only pages whose bound can still
+// improve the top k.
+//
 // Per-query columns (QueryStats): clusters_probed, survivors, pages_read
 // (4 KiB pages issued), reads, pages_dropped (page candidates pruned before a
 // read), wasted_reads (pages whose candidates all failed the re-screen),
@@ -98,6 +105,8 @@ class IvfSearchContext {
 
   // Scan of the probed clusters, handing page groups to the pipeline.
   Status Scan(const SearchParams& params);
+  // Scan of params.restrict_to's rows instead (scheduled pipeline only).
+  Status ScanRestricted(const SearchParams& params);
   // Pipeline steps (ivf_pipelines.cc).
   Status OnSurvivorNaive(std::uint64_t unit, std::uint32_t index);
   Status ClosePage(const SearchParams& params);
@@ -150,6 +159,7 @@ class IvfSearchContext {
   std::vector<IoRequest*> submit_batch_;
   std::vector<std::uint8_t> gather_;  // multi-page record scratch
   std::vector<float> raw_;            // raw record as floats
+  std::vector<std::uint32_t> positions_;  // restricted rows' storage positions
 };
 
 }  // namespace strata::search

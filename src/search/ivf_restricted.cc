@@ -1,0 +1,89 @@
+// IvfSearchContext::ScanRestricted: the exact-scan fallback of filtered search
+// on an IVF index. A selective filter lists its passing rows (inverted lists);
+// probing clusters for them wastes the scan on rows that fail and misses
+// passing rows outside the probed clusters. Instead each listed row's RAM code
+// is estimated in place (its cluster's factors from the query-centroid
+// distance, its FastScan block), survivors are grouped by page, and the pages
+// go through the scheduled pipeline: read in ascending lower bound while the
+// bound is below dist_k, so a row is skipped only when its bound proves it
+// cannot enter the top k (up to the bound's failure rate; Gao and Long,
+// "RaBitQ: Quantizing High-Dimensional Vectors with a Theoretical Error Bound
+// for Approximate Nearest Neighbor Search", SIGMOD 2024).
+#include <algorithm>
+
+#include "search/ivf_search.h"
+
+namespace strata::search {
+
+Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
+  const quant::rabitq::RabitqQuantizer& qz = *index_.quantizer;
+  const std::size_t block_bytes = qz.layout().ram_batch_bytes();
+  const std::uint32_t rpu = index_.records.packing().records_per_unit();
+  const bool excode = index_.rerank == ivf::RerankKind::kExCode;
+  const IdFilter* filter = params.filter;
+
+  // Storage positions of the listed rows, in storage order: cluster by
+  // cluster, block by block, page by page.
+  positions_.clear();
+  positions_.reserve(params.restrict_to->size());
+  for (std::uint64_t row : *params.restrict_to) {
+    if (row >= index_.num_vectors()) continue;  // not in this index
+    const auto id = static_cast<std::uint32_t>(row);
+    if (filter != nullptr && !filter->Accept(id)) continue;
+    positions_.push_back(index_.position_of[id]);
+  }
+  std::sort(positions_.begin(), positions_.end());
+  positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
+
+  hits_.clear();
+  factors_.clear();
+  quant::rabitq::BatchEstimates est;
+  std::size_t i = 0;
+  while (i < positions_.size()) {
+    // One cluster: its query factors, as a probe of this query.
+    const std::uint32_t c = index_.ClusterOf(positions_[i]);
+    const std::uint64_t begin = index_.cluster_offsets[c];
+    const std::uint64_t end = index_.cluster_offsets[c + 1];
+    const ivf::CoarseHit hit = index_.coarse->HitOf(query_.data(), c);
+    const auto probe = static_cast<std::uint32_t>(hits_.size());
+    hits_.push_back(hit);
+    factors_.push_back(qz.ForClusterFromDistances(hit.l2, hit.inner_product));
+    ++stats_.clusters_probed;
+    const std::uint64_t first_unit = index_.records.first_unit()[c];
+    std::uint64_t estimated_block = ~std::uint64_t{0};
+    const std::uint8_t* block = nullptr;
+    for (; i < positions_.size() && positions_[i] < end; ++i) {
+      const std::uint64_t pos = positions_[i] - begin;
+      const std::uint64_t b = pos / quant::rabitq::kBatchSize;
+      if (b != estimated_block) {
+        block = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
+        qz.EstimateBatch(rq_, factors_[probe], block, &est);
+        estimated_block = b;
+      }
+      const std::size_t s = pos % quant::rabitq::kBatchSize;
+      ++stats_.pq_distances;
+      ++stats_.survivors;
+      const std::uint64_t unit = first_unit + pos / rpu;
+      Candidate cand;
+      cand.probe = probe;
+      cand.slot = static_cast<std::uint32_t>(pos % rpu);
+      cand.id = index_.ids[begin + pos];
+      cand.lower = est.lower[s];
+      cand.prefix_ip = excode ? qz.ExactPrefixIp(rq_, block, s) : 0.0f;
+      const auto at = static_cast<std::uint32_t>(cands_.size());
+      cands_.push_back(cand);
+      if (open_valid_ && open_.unit != unit) STRATA_RETURN_IF_ERROR(ClosePage(params));
+      if (!open_valid_) {
+        open_ = PageGroup{cand.lower, unit, at, 0};
+        open_valid_ = true;
+      }
+      open_.lower = std::min(open_.lower, cand.lower);
+      ++open_.count;
+    }
+    // Records of different clusters never share a unit.
+    if (open_valid_) STRATA_RETURN_IF_ERROR(ClosePage(params));
+  }
+  return Status::OK();
+}
+
+}  // namespace strata::search
