@@ -103,6 +103,8 @@ def summarise(ids, stats, seconds, gt, keep=None):
         "p50_us": float(np.percentile(lat, 50)),
         "p99_us": float(np.percentile(lat, 99)),
         "pages_per_query": float(np.mean([s["pages_read"] for s in stats])),
+        "io_wait_us_mean": float(np.mean([s.get("io_wait_us", 0.0) for s in stats])),
+        "latency_us_mean": float(np.mean(lat)),
         "candidates_per_query": float(np.mean([s["filter_candidates"] for s in stats])),
         "payload_reads_per_query": float(np.mean([s["payload_reads"] for s in stats])),
     }
@@ -121,6 +123,9 @@ def main():
                     help="comma-separated L (graph) or nprobe (IVF) for the walk and post-filter rows")
     ap.add_argument("--quick", action="store_true",
                     help="default, exact-scan and one unfiltered row per bucket only")
+    ap.add_argument("--buckets", default="",
+                    help="comma-separated bucket targets to run (default: all); the others' "
+                         "queries are still drawn, so every bucket gets the same queries")
     ap.add_argument("--reuse", action="store_true",
                     help="search the collection left in --dir by an earlier run instead of building it")
     args = ap.parse_args()
@@ -157,6 +162,8 @@ def main():
         picks, spec, _, _ = choose_query_labels(sets, n, nq, target, rng)
         queries = queries_all[qi:qi + nq] if qi + nq <= len(queries_all) else queries_all[:nq]
         qi += nq
+        if args.buckets and target not in [float(b) for b in args.buckets.split(",")]:
+            continue
         passing = [np.array(sorted(set.intersection(*[sets[l] for l in p])), dtype=np.int64)
                    for p in picks]
         gt = truth(base, queries, passing)

@@ -104,7 +104,7 @@ constexpr std::size_t kCandidateSample = 256;
 constexpr std::uint64_t kCheckWholeFactor = 4;
 
 // The exact-scan fallback for an index that cannot rank a restricted set
-// (IVF): the k nearest of the candidates that pass, by exact distance on
+// (a graph without codes in RAM): the k nearest of the candidates that pass, by exact distance on
 // their stored vectors (every live point has a record, so this is exact).
 Status ScanStoredRecords(const Collection::Impl& m, std::span<const float> query,
                          const FilterCandidates& candidates, PayloadTest* test,
@@ -153,11 +153,16 @@ class FilteredSlots final : public IdFilter {
   bool bits_exact_;
 };
 
-// Below this many candidates an IVF version's search reads their stored
-// vectors instead of walking: each read costs about 10 us (RocksDB, 200k x
-// 128 on 2 cores), a filtered IVF search a few ms
-// (bench/results/filter_collection_synth200k_ivf.md).
+// Below this many candidates a version that cannot rank a restricted set
+// (a graph without codes in RAM) has their stored vectors read instead of
+// walking: each read costs about 10 us (RocksDB, 200k x 128 on 2 cores), a
+// filtered walk a few ms (bench/results/filter_collection_synth200k_ivf.md).
 constexpr std::size_t kStoredScanMax = 256;
+// An index ranking a restricted set by estimates (IVF) pays a random RAM
+// access per candidate and reads 2k results' pages; past this many
+// candidates its bitmap walk is faster (synth 1M, 2 threads: 927
+// candidates 600 QPS ranked vs 225 walked; 9,163: 146 vs 249).
+constexpr std::size_t kEstimatedRankMax = 4096;
 
 // Exact distances for hits whose index distance is an estimate (IVF with
 // ex-code re-ranking): the stored vectors from RocksDB. A record rewritten
@@ -291,7 +296,8 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   std::vector<std::uint64_t> rows, bits;
   if (candidates != nullptr) {
     v.AppendSlotsOf(candidates->ids, &rows);
-    if (v.index().ranks_restricted()) {
+    if (v.index().ranks_restricted() &&
+        (v.index().distances_exact() || rows.size() <= kEstimatedRankMax)) {
       p.restrict_to = &rows;
       p.filter_fraction = 1.0f;  // every row it ranks passes
       // An index ranking by estimates (IVF's extended codes) returns 2k, of
@@ -374,7 +380,7 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
   const collection::IndexVersion* version = snap.state->version.get();
   if (plan.candidates && version != nullptr && !version->index().ranks_restricted() &&
       plan.candidates->ids.size() <= kStoredScanMax) {
-    // IVF, few candidates: their stored vectors, exact.
+    // No ranking by codes, few candidates: their stored vectors, exact.
     STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *plan.candidates, &*test, &hits, &qs));
   } else {
     // The graph ranks the candidates by code and reads the best from SSD;

@@ -2,7 +2,7 @@
 // on an IVF index. A selective filter lists its passing rows (inverted lists);
 // probing clusters for them wastes the scan on rows that fail and misses
 // passing rows outside the probed clusters. Instead each listed row's RAM code
-// is estimated in place (its cluster's factors from the query-centroid
+// is estimated alone (its cluster's factors from the query-centroid
 // distance, its FastScan block), survivors are grouped by page, and the pages
 // go through the scheduled pipeline: read in ascending lower bound while the
 // bound is below dist_k, so a row is skipped only when its bound proves it
@@ -37,7 +37,17 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
 
   hits_.clear();
   factors_.clear();
-  quant::rabitq::BatchEstimates est;
+  // The listed rows' blocks lie anywhere in RAM: each is fetched a few rows
+  // ahead so that its cache misses overlap the estimates before it.
+  constexpr std::size_t kPrefetchAhead = 8;
+  auto prefetch = [&](std::size_t at) {
+    if (at >= positions_.size()) return;
+    const std::uint32_t c = index_.ClusterOf(positions_[at]);
+    const std::uint64_t b = (positions_[at] - index_.cluster_offsets[c]) / quant::rabitq::kBatchSize;
+    const std::uint8_t* p = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
+    for (std::size_t off = 0; off < block_bytes; off += 64) __builtin_prefetch(p + off);
+  };
+  for (std::size_t a = 0; a < kPrefetchAhead; ++a) prefetch(a);
   std::size_t i = 0;
   while (i < positions_.size()) {
     // One cluster: its query factors, as a probe of this query.
@@ -50,17 +60,14 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
     factors_.push_back(qz.ForClusterFromDistances(hit.l2, hit.inner_product));
     ++stats_.clusters_probed;
     const std::uint64_t first_unit = index_.records.first_unit()[c];
-    std::uint64_t estimated_block = ~std::uint64_t{0};
-    const std::uint8_t* block = nullptr;
     for (; i < positions_.size() && positions_[i] < end; ++i) {
+      prefetch(i + kPrefetchAhead);
       const std::uint64_t pos = positions_[i] - begin;
-      const std::uint64_t b = pos / quant::rabitq::kBatchSize;
-      if (b != estimated_block) {
-        block = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
-        qz.EstimateBatch(rq_, factors_[probe], block, &est);
-        estimated_block = b;
-      }
-      const std::size_t s = pos % quant::rabitq::kBatchSize;
+      const std::uint8_t* block =
+          index_.ram_blocks.data() +
+          (index_.block_offsets[c] + pos / quant::rabitq::kBatchSize) * block_bytes;
+      const quant::rabitq::SlotEstimate est =
+          qz.EstimateSlot(rq_, factors_[probe], block, pos % quant::rabitq::kBatchSize);
       ++stats_.pq_distances;
       ++stats_.survivors;
       const std::uint64_t unit = first_unit + pos / rpu;
@@ -68,8 +75,8 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
       cand.probe = probe;
       cand.slot = static_cast<std::uint32_t>(pos % rpu);
       cand.id = index_.ids[begin + pos];
-      cand.lower = est.lower[s];
-      cand.prefix_ip = excode ? qz.ExactPrefixIp(rq_, block, s) : 0.0f;
+      cand.lower = est.lower;
+      cand.prefix_ip = excode ? est.prefix_ip : 0.0f;
       const auto at = static_cast<std::uint32_t>(cands_.size());
       cands_.push_back(cand);
       if (open_valid_ && open_.unit != unit) STRATA_RETURN_IF_ERROR(ClosePage(params));

@@ -320,6 +320,7 @@ class PyCollection {
     };
     column("latency_us", [](const QueryStats& s) { return s.latency_us; });
     column("pages_read", [](const QueryStats& s) { return s.pages_read; });
+    column("io_wait_us", [](const QueryStats& s) { return s.io_wait_us; });
     column("reads", [](const QueryStats& s) { return s.reads; });
     column("full_distances", [](const QueryStats& s) { return s.full_distances; });
     column("filter_candidates", [](const QueryStats& s) { return s.filter_candidates; });
@@ -548,7 +549,8 @@ When the indexed fields (or has_id) bound the passing vectors by at most
 exact_scan_limit candidates (default 16384; 0 = never), the search is an
 exact scan of those instead: exact results however selective the filter.
 return_stats: also return a dict of per-query float64 arrays: latency_us,
-pages_read (4 KiB SSD pages), reads, full_distances, filter_candidates (the
+pages_read (4 KiB SSD pages), reads, io_wait_us (blocked on SSD reads),
+full_distances, filter_candidates (the
 exact scan's; 0 when the index was walked), payload_reads (stored payloads
 read to decide the filter).
 

@@ -122,6 +122,23 @@ void RabitqQuantizer::EstimateBatch(const RabitqQuery& query, const ClusterQuery
   }
 }
 
+SlotEstimate RabitqQuantizer::EstimateSlot(const RabitqQuery& query,
+                                           const ClusterQueryFactors& cluster,
+                                           const std::uint8_t* block, std::size_t slot) const {
+  // The slot's factors from the block's three 32-float arrays (as
+  // EstimateBatch reads them).
+  const std::uint8_t* factors = block + layout_.ram_codes_bytes();
+  float f_add, f_rescale, f_error;
+  std::memcpy(&f_add, factors + 4 * slot, sizeof(float));
+  std::memcpy(&f_rescale, factors + 128 + 4 * slot, sizeof(float));
+  std::memcpy(&f_error, factors + 256 + 4 * slot, sizeof(float));
+  SlotEstimate e;
+  e.prefix_ip = ExactPrefixIp(query, block, slot);
+  e.est = f_add + cluster.g_add + f_rescale * (e.prefix_ip - 0.5f * query.sum_prefix);
+  e.lower = e.est - f_error * cluster.g_error;
+  return e;
+}
+
 float RabitqQuantizer::ExactPrefixIp(const RabitqQuery& query, const std::uint8_t* block,
                                      std::size_t slot) const {
   const std::size_t tables = layout_.num_tables();

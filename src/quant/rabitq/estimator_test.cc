@@ -390,5 +390,41 @@ TEST(RabitqEstimator, SplitBoundViolationRatesMatchSeed) {
   }
 }
 
+
+TEST(RabitqEstimator, SlotEstimateAgreesWithTheBatch) {
+  const std::size_t d = 128;
+  for (Metric metric : {Metric::kL2, Metric::kInnerProduct}) {
+    const auto qz = MakeQuantizer({.dim = d, .metric = metric, .total_bits = 5, .prefix_dim = 64});
+    PairSource source(d, 23);
+    std::vector<float> rc(d);
+    qz.RotateCentroid(source.c.data(), rc.data());
+    double worst = 0.0;
+    for (int i = 0; i < 300; ++i) {
+      const Pair pair = source.Next(0.5);
+      RabitqCode code;
+      const auto enc = EncodeOne(qz, pair.o.data(), rc.data(), &code);
+      RabitqQuery query;
+      ASSERT_TRUE(qz.PrepareQuery(pair.q.data(), &query).ok());
+      const auto cluster = qz.ForCluster(query, rc.data());
+      BatchEstimates be;
+      qz.EstimateBatch(query, cluster, enc.block.data(), &be);
+      const SlotEstimate se = qz.EstimateSlot(query, cluster, enc.block.data(), 0);
+      EXPECT_EQ(se.prefix_ip, qz.ExactPrefixIp(query, enc.block.data(), 0));
+      // The same bound width; the estimates differ by the LUT's rounding only.
+      EXPECT_NEAR(se.est - se.lower, be.est[0] - be.lower[0],
+                  1e-4 * std::abs(be.est[0] - be.lower[0]) + 1e-6);
+      const double ro = std::sqrt(testing::SquaredL2(pair.o.data(), source.c.data(), d));
+      const double rq = std::sqrt(testing::SquaredL2(pair.q.data(), source.c.data(), d));
+      const double scale = (metric == Metric::kL2 ? 2.0 : 1.0) * ro * rq;  // d est / d beta
+      worst = std::max(worst, std::abs(static_cast<double>(se.est - be.est[0])) / scale);
+    }
+    // LUT rounding moves beta by about a percent at most (8-bit tables).
+    std::printf("[ rabitq ] %s slot vs batch: worst |d beta| %.5f\n",
+                std::string(MetricName(metric)).c_str(), worst);
+    EXPECT_LT(worst, 0.02) << MetricName(metric);
+    EXPECT_GT(worst, 0.0) << "the batch is expected to round";
+  }
+}
+
 }  // namespace
 }  // namespace strata::quant::rabitq

@@ -136,6 +136,13 @@ struct alignas(64) BatchEstimates {
   float prefix_ip[kBatchSize];  // <b, q> over the prefix, from the quantised LUT
 };
 
+// The estimate of one slot (RabitqQuantizer::EstimateSlot).
+struct SlotEstimate {
+  float est = 0.0f;        // estimated distance
+  float lower = 0.0f;      // est - f_error * g_error
+  float prefix_ip = 0.0f;  // <b, q> over the prefix, exact in float
+};
+
 class RabitqQuantizer {
  public:
   // Validates `options` and builds the rotation (and, for kFast ex-codes,
@@ -217,6 +224,13 @@ class RabitqQuantizer {
   void EstimateBatch(const RabitqQuery& query, const ClusterQueryFactors& cluster,
                      const std::uint8_t* block, const FastScanKernels& kernels,
                      BatchEstimates* out) const;
+
+  // The estimate of one slot of a RAM batch block, from ExactPrefixIp: for a
+  // search that needs a few scattered slots (a listed set of rows), where
+  // FastScan would estimate 31 unwanted neighbours of each. Equal to
+  // EstimateBatch's up to its LUT rounding.
+  SlotEstimate EstimateSlot(const RabitqQuery& query, const ClusterQueryFactors& cluster,
+                            const std::uint8_t* block, std::size_t slot) const;
 
   // <b, q> over the prefix of slot `slot` computed exactly in float from the
   // float tables (no LUT rounding); O(D_m / 4).
