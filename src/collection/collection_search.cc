@@ -291,8 +291,11 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   }
   if (entry_rows.empty()) v.AppendSlotsOf(plan.entry_ids, &entry_rows);
   if (!entry_rows.empty()) p.entry_rows = &entry_rows;
-  // The filter's candidates as index rows: a graph ranks only those; other
-  // indexes walk with them as a bitmap, rejecting the rest at a bit test.
+  // The filter's candidates as index rows: an index able to rank a
+  // restricted set ranks only those; others walk. Either way their bitmap
+  // answers the filter for every row the search meets (a walk's nodes, a
+  // graph page's mates) at a bit test, without a payload lookup where the
+  // candidates were checked already.
   std::vector<std::uint64_t> rows, bits;
   if (candidates != nullptr) {
     v.AppendSlotsOf(candidates->ids, &rows);
@@ -304,10 +307,9 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
       // which the k nearest by exact distance are kept: the estimate's error
       // swaps neighbours only near the k-th, so the scan stays exact.
       if (!v.index().distances_exact()) p.k = std::min(2 * k, SearchParams::kMaxK);
-    } else {
-      bits.assign((v.size() + 63) / 64, 0);
-      for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
     }
+    bits.assign((v.size() + 63) / 64, 0);
+    for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
   }
   collection::LiveSlotFilter live(v, snap.seq);
   std::optional<FilteredSlots> filtered_slots;

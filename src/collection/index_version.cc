@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "base/checksum.h"
+#include "base/sorted_lookup.h"
 #include "strata/io.h"
 
 namespace strata::collection {
@@ -140,32 +141,14 @@ void IndexVersion::AppendSlotsOf(std::span<const VectorId> ids,
   }
   std::vector<VectorId> sorted(ids.begin(), ids.end());
   std::sort(sorted.begin(), sorted.end());
-  // Each id is searched for past the previous one's place, galloping
-  // (doubling steps, then a binary search within the last): the table is
-  // read once, forward, in nearby places.
-  auto find_all = [&](auto begin, auto end, auto key_of, auto slot_of) {
-    auto at = begin;
-    const auto less = [&](const auto& e, VectorId x) { return key_of(e) < x; };
-    for (VectorId id : sorted) {
-      std::ptrdiff_t step = 1;
-      auto lo = at;
-      while (step < end - at && key_of(at[step]) < id) {
-        lo = at + step;
-        step *= 2;
-      }
-      at = std::lower_bound(lo, at + std::min(step, end - at), id, less);
-      if (at == end) return;
-      if (key_of(*at) == id) slots->push_back(slot_of(at));
-    }
-  };
   if (ids_sorted_) {
-    find_all(
-        slot_ids_.begin(), slot_ids_.end(), [](VectorId e) { return e; },
-        [&](auto at) { return static_cast<std::uint64_t>(at - slot_ids_.begin()); });
+    ForEachFoundAscending(
+        slot_ids_.begin(), slot_ids_.end(), sorted, [](VectorId e) { return e; },
+        [&](auto at) { slots->push_back(static_cast<std::uint64_t>(at - slot_ids_.begin())); });
   } else {
-    find_all(
-        by_id_.begin(), by_id_.end(), [](const auto& e) { return e.first; },
-        [](auto at) { return static_cast<std::uint64_t>(at->second); });
+    ForEachFoundAscending(
+        by_id_.begin(), by_id_.end(), sorted, [](const auto& e) { return e.first; },
+        [&](auto at) { slots->push_back(static_cast<std::uint64_t>(at->second)); });
   }
 }
 
