@@ -159,7 +159,8 @@ class IvfSearchContext {
   std::vector<IoRequest*> submit_batch_;
   std::vector<std::uint8_t> gather_;  // multi-page record scratch
   std::vector<float> raw_;            // raw record as floats
-  std::vector<std::uint32_t> positions_;  // restricted rows' storage positions
+  // Restricted rows as (storage position << 32 | row), in storage order.
+  std::vector<std::uint64_t> positions_;
 };
 
 }  // namespace strata::search
