@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <span>
+
+#include "base/sorted_lookup.h"
 
 namespace strata {
 
@@ -600,21 +603,13 @@ bool PayloadIndex::IntersectMustLists(const Node& root, std::vector<VectorId>* i
     const Posting& p = it->second;
     if (!p.sorted || p.stale != 0) exact = false;
     if (!p.sorted) continue;
-    // A merge of two sorted lists: a linear walk when their lengths are
-    // alike, else a binary search per candidate past the previous one's
-    // place (a long list of a common value against few candidates).
+    // Candidates kept where the sorted list has them, found by galloping
+    // forward (a long list of a common value against few candidates costs
+    // a few probes per candidate, not a walk of the list).
     std::size_t kept = 0;
-    auto at = p.ids.begin();
-    const bool linear = p.ids.size() < 16 * ids->size();
-    for (VectorId id : *ids) {
-      if (linear) {
-        while (at != p.ids.end() && *at < id) ++at;
-      } else {
-        at = std::lower_bound(at, p.ids.end(), id);
-      }
-      if (at == p.ids.end()) break;
-      if (*at == id) (*ids)[kept++] = id;
-    }
+    ForEachFoundAscending(
+        p.ids.begin(), p.ids.end(), std::span<const std::uint64_t>(*ids),
+        [](VectorId e) { return e; }, [&](auto at) { (*ids)[kept++] = *at; });
     ids->resize(kept);
   }
   return exact || ids->empty();
