@@ -227,6 +227,7 @@ struct CollectionStats {
   Metric metric = Metric::kL2;
   ElementType element_type = ElementType::kFloat32;
   std::string index_type;           // "graph" / "ivf"
+  std::string graph_label_field;    // CollectionOptions::graph_label_field ("" = none)
   std::uint32_t graph_R = 0;        // the graph's build R and L, as created (0 for IVF)
   std::uint32_t graph_L = 0;
   std::uint64_t live = 0;           // vectors a search can return (== Count())

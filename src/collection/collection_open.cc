@@ -402,6 +402,7 @@ CollectionStats Collection::Stats() const {
   s.metric = m.stored.metric;
   s.element_type = m.stored.element_type;
   s.index_type = m.stored.index_type;
+  s.graph_label_field = m.stored.graph_label_field;
   if (s.index_type == "graph") {
     s.graph_R = m.stored.graph.R;
     s.graph_L = m.stored.graph.L;

@@ -1,5 +1,6 @@
 #include "server/collection_config.h"
 
+#include <algorithm>
 #include <string>
 
 namespace strata::server {
@@ -104,6 +105,18 @@ Status ApplyStrataOptions(const json& s, CollectionOptions* o) {
       STRATA_RETURN_IF_ERROR(Number(k, v, &o->merge_pending_ratio));
     } else if (k == "memory_budget_bytes") {
       STRATA_RETURN_IF_ERROR(Unsigned(k, v, &o->memory_budget_bytes));
+    } else if (k == "graph_label_field") {
+      // A label-aware graph (CollectionOptions::graph_label_field) needs its
+      // field indexed as integer from the start; Qdrant's clients declare
+      // payload indexes only after creating, so it is declared here.
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        return Bad(k, v, "the name of an integer payload field");
+      }
+      o->graph_label_field = v.get<std::string>();
+      const bool declared =
+          std::any_of(o->payload_index.begin(), o->payload_index.end(),
+                      [&](const PayloadFieldSpec& f) { return f.path == o->graph_label_field; });
+      if (!declared) o->payload_index.push_back({o->graph_label_field, PayloadFieldType::kInteger});
     } else if (k == "graph") {
       STRATA_RETURN_IF_ERROR(ApplyGraph(v, &o->graph));
     } else if (k == "ivf") {
@@ -112,7 +125,7 @@ Status ApplyStrataOptions(const json& s, CollectionOptions* o) {
       return Status::InvalidArgument(
           "strata." + k +
           ": unknown option (index, update_mode, durability, flat_threshold, merge_pending_count, "
-          "merge_pending_ratio, memory_budget_bytes, graph, ivf)");
+          "merge_pending_ratio, memory_budget_bytes, graph_label_field, graph, ivf)");
     }
   }
   return Status::OK();

@@ -182,6 +182,47 @@ TEST_F(HandlersTest, StrataOptionsSurviveRestart) {
   EXPECT_GT(r["result"]["config"]["strata"]["index_version"].get<int>(), 0) << r.dump();
 }
 
+TEST_F(HandlersTest, GraphLabelFieldMakesALabelAwareGraph) {
+  const json vectors = {{"size", 4}, {"distance", "Euclid"}};
+  for (const json& bad : {json(3), json(""), json::array()}) {
+    auto [status, reply] = Call("PUT", "/collections/bad",
+                                {{"vectors", vectors}, {"strata", {{"graph_label_field", bad}}}});
+    EXPECT_EQ(status, 400) << bad.dump();
+    EXPECT_NE(reply.dump().find("graph_label_field"), std::string::npos) << reply.dump();
+  }
+  ASSERT_EQ(Call("PUT", "/collections/l",
+                 {{"vectors", vectors},
+                  {"strata", {{"graph_label_field", "class"}, {"flat_threshold", 256}}}})
+                .first,
+            200);
+  Reopen();  // the option and the declared field are the collection's own
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd;
+  json points = json::array();
+  for (int i = 0; i < 300; ++i) {
+    points.push_back({{"id", i},
+                      {"vector", {nd(rng), nd(rng), nd(rng), nd(rng)}},
+                      {"payload", {{"class", i % 3}}}});
+  }
+  ASSERT_EQ(Call("PUT", "/collections/l/points", {{"points", points}}).first, 200);
+  ASSERT_TRUE(manager_->Get("l")->collection().WaitForMerge().ok());
+  const CollectionStats st = manager_->Get("l")->collection().Stats();
+  ASSERT_GT(st.index_version, 0u);
+  ASSERT_EQ(st.payload_fields.size(), 1u);
+  EXPECT_EQ(st.payload_fields[0].path, "class");
+  EXPECT_EQ(st.graph_label_field, "class");
+  EXPECT_EQ(Call("GET", "/collections/l").second["result"]["config"]["strata"]["graph_label_field"],
+            "class");
+  // A label search returns only that class.
+  auto [s, r] = Call("POST", "/collections/l/points/search",
+                     {{"vector", {0.1, 0.2, 0.3, 0.4}},
+                      {"limit", 10},
+                      {"filter", {{"must", {{{"key", "class"}, {"match", {{"value", 2}}}}}}}}});
+  ASSERT_EQ(s, 200) << r.dump();
+  ASSERT_EQ(r["result"].size(), 10u) << r.dump();
+  for (const json& hit : r["result"]) EXPECT_EQ(hit["id"].get<int>() % 3, 2) << r.dump();
+}
+
 TEST_F(HandlersTest, StrataBuildAndMergeOptions) {
   const json vectors = {{"size", 4}, {"distance", "Euclid"}};
   auto create = [&](const std::string& name, const json& strata) {

@@ -348,6 +348,7 @@ class PyCollection {
     d["metric"] = std::string(MetricName(s.metric));
     d["element_type"] = std::string(ElementTypeName(s.element_type));
     d["index_type"] = s.index_type;
+    d["graph_label_field"] = s.graph_label_field;
     d["live"] = s.live;
     d["indexed"] = s.indexed;
     d["pending"] = s.pending;
@@ -567,7 +568,7 @@ the default). In the flat phase the search is exact and ignores them.)doc")
       .def("__len__", &PyCollection::Len, "Number of live vectors.")
       .def("stats", &PyCollection::Stats,
            "The collection's counters (strata::CollectionStats) as a dict: dim, metric,\n"
-           "element_type, index_type, live, indexed, pending, deleted, index_version,\n"
+           "element_type, index_type, graph_label_field, live, indexed, pending, deleted, index_version,\n"
            "merges, streaming_merges, merging, last_merge_seconds, first_build_seconds,\n"
            "ram_bytes, pending_ram_bytes, cached_nodes, disk_bytes, last_sequence,\n"
            "log_syncs, index_description, payload_index (dict field -> type),\n"

@@ -260,6 +260,7 @@ def test_graph_label_field_finds_another_class(tmp_path, rng):
                                graph={"R": 24, "L": 48}, **opts) as col:
             col.add(data, labels=[[int(c)] for c in cls])
             col.merge()
+            assert col.stats()["graph_label_field"] == ("labels" if label_graph else "")
             hits = 0
             for q, b in zip(queries, qb):
                 keep = np.flatnonzero(cls == b)
