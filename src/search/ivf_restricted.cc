@@ -81,13 +81,7 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
       cand.prefix_ip = excode ? est.prefix_ip : 0.0f;
       const auto at = static_cast<std::uint32_t>(cands_.size());
       cands_.push_back(cand);
-      if (open_valid_ && open_.unit != unit) STRATA_RETURN_IF_ERROR(ClosePage(params));
-      if (!open_valid_) {
-        open_ = PageGroup{cand.lower, unit, at, 0};
-        open_valid_ = true;
-      }
-      open_.lower = std::min(open_.lower, cand.lower);
-      ++open_.count;
+      STRATA_RETURN_IF_ERROR(AddToPage(unit, at, params));
     }
     // Records of different clusters never share a unit.
     if (open_valid_) STRATA_RETURN_IF_ERROR(ClosePage(params));

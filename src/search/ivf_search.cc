@@ -91,6 +91,18 @@ Status IvfSearchContext::RerankGroup(const PageGroup& group, const std::byte* un
   return Status::OK();
 }
 
+Status IvfSearchContext::AddToPage(std::uint64_t unit, std::uint32_t at,
+                                   const SearchParams& params) {
+  if (open_valid_ && open_.unit != unit) STRATA_RETURN_IF_ERROR(ClosePage(params));
+  if (!open_valid_) {
+    open_ = PageGroup{cands_[at].lower, unit, at, 0};
+    open_valid_ = true;
+  }
+  open_.lower = std::min(open_.lower, cands_[at].lower);
+  ++open_.count;
+  return Status::OK();
+}
+
 Status IvfSearchContext::Scan(const SearchParams& params) {
   const quant::rabitq::RabitqQuantizer& qz = *index_.quantizer;
   const std::size_t block_bytes = qz.layout().ram_batch_bytes();
@@ -133,13 +145,7 @@ Status IvfSearchContext::Scan(const SearchParams& params) {
           STRATA_RETURN_IF_ERROR(OnSurvivorNaive(unit, at));
           continue;
         }
-        if (open_valid_ && open_.unit != unit) STRATA_RETURN_IF_ERROR(ClosePage(params));
-        if (!open_valid_) {
-          open_ = PageGroup{cand.lower, unit, at, 0};
-          open_valid_ = true;
-        }
-        open_.lower = std::min(open_.lower, cand.lower);
-        ++open_.count;
+        STRATA_RETURN_IF_ERROR(AddToPage(unit, at, params));
       }
       STRATA_RETURN_IF_ERROR(AfterBlock(params));
     }

@@ -107,6 +107,10 @@ class IvfSearchContext {
   Status Scan(const SearchParams& params);
   // Scan of params.restrict_to's rows instead (scheduled pipeline only).
   Status ScanRestricted(const SearchParams& params);
+  // Adds candidate cands_[at], whose record lies in `unit`, to the open page
+  // group, closing the open one first when it is another unit's (scans visit
+  // a unit's candidates together).
+  Status AddToPage(std::uint64_t unit, std::uint32_t at, const SearchParams& params);
   // Pipeline steps (ivf_pipelines.cc).
   Status OnSurvivorNaive(std::uint64_t unit, std::uint32_t index);
   Status ClosePage(const SearchParams& params);
