@@ -101,8 +101,10 @@ struct SearchParams {
   // and compute exact distances for the best list_size of them, reading
   // their records from SSD, instead of walking a graph few of whose nodes
   // pass (the exact-scan fallback of filtered search, as the NeurIPS'23
-  // filter track's faiss baseline does). Others ignore it and walk; the
-  // filter decides what is returned either way. Not owned.
+  // filter track's faiss baseline does); IVF indexes estimate each listed
+  // id from its RAM code and read the pages whose bound can still beat the
+  // k-th (Index::ranks_restricted). Others ignore it and walk; the filter
+  // decides what is returned either way. Not owned.
   const std::vector<std::uint64_t>* restrict_to = nullptr;
   // The exact scan over restrict_to reads records in code order and stops
   // once this many passing records in a row leave the exact top-k
