@@ -92,6 +92,13 @@ struct SearchParams {
   // follow are pruned against a real dist_k (synth1m, nprobe 2: 31.8 -> 21.8
   // pages per query, QPS up; bench/results/ivf_synth1m.md).
   bool fill_first = true;
+  // IVF: the rank whose distance prunes bounds and pages (0 = k; at most k).
+  // A caller that re-ranks the results exactly asks for more than k but
+  // prunes at the k-th: the results past it are those met on the way, which
+  // absorb the estimate's swaps around the k-th without reads of their own
+  // (the collection's restricted scans on extended codes: 2k kept, pruned
+  // at k).
+  std::uint32_t prune_rank = 0;
 
   // Ids a search may return (null = all); not owned, must outlive the call.
   const IdFilter* filter = nullptr;

@@ -303,10 +303,16 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
         (v.index().distances_exact() || rows.size() <= kEstimatedRankMax)) {
       p.restrict_to = &rows;
       p.filter_fraction = 1.0f;  // every row it ranks passes
-      // An index ranking by estimates (IVF's extended codes) returns 2k, of
-      // which the k nearest by exact distance are kept: the estimate's error
-      // swaps neighbours only near the k-th, so the scan stays exact.
-      if (!v.index().distances_exact()) p.k = std::min(2 * k, SearchParams::kMaxK);
+      // An index ranking by estimates (IVF's extended codes) returns 2k,
+      // pruned at the k-th, of which the k nearest by exact distance are
+      // kept: the rows past the k-th are those met on the way, and absorb
+      // the estimate's swaps near it (in low dimensions, where the extended
+      // code is coarse) without reads of their own. Pruning at the 2k-th
+      // read 60 pages instead of 43 at 0.1 % on synth 1M.
+      if (!v.index().distances_exact()) {
+        p.k = std::min(2 * k, SearchParams::kMaxK);
+        p.prune_rank = std::min(k, p.k);
+      }
     }
     bits.assign((v.size() + 63) / 64, 0);
     for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);

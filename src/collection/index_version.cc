@@ -139,8 +139,14 @@ void IndexVersion::AppendSlotsOf(std::span<const VectorId> ids,
     }
     return;
   }
-  std::vector<VectorId> sorted(ids.begin(), ids.end());
-  std::sort(sorted.begin(), sorted.end());
+  // Candidates from a payload index come sorted already.
+  std::vector<VectorId> copy;
+  std::span<const VectorId> sorted = ids;
+  if (!std::is_sorted(ids.begin(), ids.end())) {
+    copy.assign(ids.begin(), ids.end());
+    std::sort(copy.begin(), copy.end());
+    sorted = copy;
+  }
   if (ids_sorted_) {
     ForEachFoundAscending(
         slot_ids_.begin(), slot_ids_.end(), sorted, [](VectorId e) { return e; },

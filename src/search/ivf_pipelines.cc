@@ -87,8 +87,12 @@ Status IvfSearchContext::IssuePending(float threshold, bool fill_first) {
   submit_batch_.clear();
   while (!pending_.empty() && !free_slots_.empty()) {
     // No dist_k yet: what is in flight may already make up k results, and
-    // the pages after it are then pruned against a real dist_k.
-    if (fill_first && knn_.size() < k_ && knn_.size() + inflight_candidates_ >= k_) break;
+    // the pages after it are then pruned against a real dist_k (k being
+    // the prune rank).
+    if (fill_first && knn_.size() < prune_rank_ &&
+        knn_.size() + inflight_candidates_ >= prune_rank_) {
+      break;
+    }
     if (!(pending_.front().lower < threshold)) {
       // The smallest bound fails: every pending page fails (bounds only grow
       // along the set; thresholds only shrink), so drop them all.

@@ -40,7 +40,8 @@ Result<std::unique_ptr<IvfSearchContext>> IvfSearchContext::Create(const IvfInde
 }
 
 float IvfSearchContext::KthDistance() const {
-  return knn_.size() < k_ ? std::numeric_limits<float>::infinity() : knn_.back().first;
+  return knn_.size() < prune_rank_ ? std::numeric_limits<float>::infinity()
+                                   : knn_[prune_rank_ - 1].first;
 }
 
 float IvfSearchContext::QuantileDistance(float alpha) const {
@@ -182,6 +183,7 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   }
   STRATA_RETURN_IF_ERROR(index_.quantizer->PrepareQuery(query_.data(), &rq_));
   k_ = params.k;
+  prune_rank_ = params.prune_rank != 0 ? params.prune_rank : params.k;
   stats_ = QueryStats{};
   knn_.clear();
   cands_.clear();

@@ -129,7 +129,7 @@ class IvfSearchContext {
   // Re-ranks the candidates of `group` from a read unit; counts a wasted
   // read when none passes the re-screen.
   Status RerankGroup(const PageGroup& group, const std::byte* unit_data);
-  // Current k-th distance (+inf until k results).
+  // Current distance of rank prune_rank_ (+inf until that many results).
   float KthDistance() const;
   // Distance of rank max(1, round(alpha k)), +inf until k results.
   float QuantileDistance(float alpha) const;
@@ -142,6 +142,7 @@ class IvfSearchContext {
   std::uint32_t max_inflight_ = 0;
   std::uint32_t inflight_limit_ = 0;  // this query's Q
   std::uint32_t k_ = 0;
+  std::uint32_t prune_rank_ = 0;  // SearchParams::prune_rank, resolved (1..k)
   std::uint32_t inflight_candidates_ = 0;  // candidates of the pages in flight
   QueryStats stats_;
 

@@ -311,6 +311,53 @@ TEST(IvfSearchContext, RestrictedSearchRanksTheListedRowsAgainstBruteForce) {
   }
 }
 
+// prune_rank: asking 2k pruned at the k-th returns the k a k-search returns,
+// with the same reads, and k more met on the way; pruning at the 2k-th
+// reads more.
+TEST(IvfSearchContext, PruneRankKeepsMoreResultsWithoutMoreReads) {
+  Fixture f;
+  f.Build(ivf::RerankKind::kExCode, 0);
+  auto ctx = IvfSearchContext::Create(f.data, {}, 16);
+  ASSERT_TRUE(ctx.ok());
+  const std::uint32_t k = 10;
+  std::uint64_t pages[3] = {0, 0, 0};  // k; 2k pruned at k; 2k
+  std::size_t same = 0, tail = 0;
+  for (std::size_t qi = 0; qi < 30; ++qi) {
+    const std::vector<std::uint64_t> rows = ListedRows(f.n, 300 + qi);
+    std::vector<float> q(f.d);
+    for (std::size_t j = 0; j < f.d; ++j) q[j] = f.rows[(qi * 211) * f.d + j] + 0.4f;
+    std::vector<VectorId> ids[3];
+    for (int run = 0; run < 3; ++run) {
+      SearchParams params;
+      params.k = run == 0 ? k : 2 * k;
+      params.prune_rank = run == 1 ? k : 0;
+      params.restrict_to = &rows;
+      ids[run].resize(params.k);
+      std::vector<float> dist(params.k);
+      QueryStats st;
+      ASSERT_TRUE((*ctx)->Search(q, params, ids[run], dist, &st).ok());
+      EXPECT_TRUE(std::is_sorted(dist.begin(), dist.end()));
+      pages[run] += st.pages_read;
+    }
+    for (std::uint32_t i = 0; i < k; ++i) same += ids[0][i] == ids[1][i];
+    std::vector<VectorId> found(ids[1]);
+    std::erase(found, kInvalidVectorId);
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(std::unique(found.begin(), found.end()), found.end()) << "a row returned twice";
+    for (std::uint32_t i = k; i < 2 * k; ++i) {
+      if (ids[1][i] == kInvalidVectorId) continue;
+      ++tail;
+      EXPECT_NE(std::find(rows.begin(), rows.end(), ids[1][i]), rows.end());
+    }
+  }
+  // Reads overlap the scan, so the threshold a page meets can differ between
+  // runs by timing: equal up to that noise.
+  EXPECT_GE(same, 30 * k * 98 / 100);
+  EXPECT_LE(static_cast<double>(pages[1]), 1.05 * static_cast<double>(pages[0]) + 5);
+  EXPECT_LT(pages[1], pages[2]);
+  EXPECT_GT(tail, 30 * k / 2);
+}
+
 TEST(IvfSearchContext, RestrictedSearchHonoursTheFilterAndIgnoresUnknownRows) {
   Fixture f;
   f.n = 2000;
@@ -362,6 +409,9 @@ TEST(IvfSearchContext, BadQueriesAndParamsAreRejected) {
   p.inflight = 8;  // above this context's maximum of 4
   EXPECT_EQ((*ctx)->Search(q, p, ids, dist, nullptr).code(), StatusCode::kInvalidArgument);
   p.inflight = 4;
+  p.prune_rank = p.k + 1;
+  EXPECT_EQ((*ctx)->Search(q, p, ids, dist, nullptr).code(), StatusCode::kInvalidArgument);
+  p.prune_rank = 0;
   EXPECT_TRUE((*ctx)->Search(q, p, ids, dist, nullptr).ok());
   EXPECT_FALSE(IvfSearchContext::Create(f.data, {}, 0).ok());
 }

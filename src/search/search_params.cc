@@ -39,6 +39,7 @@ Status SearchParams::Validate() const {
   if (filter_steers_walk && (filter == nullptr || entry_rows == nullptr)) {
     return Status::InvalidArgument("filter_steers_walk needs a filter and entry_rows");
   }
+  if (prune_rank > k) return Status::InvalidArgument("prune rank must be at most k");
   if (k > kMaxK) {
     return Status::InvalidArgument("k " + std::to_string(k) + " is above the limit of " +
                                    std::to_string(kMaxK));
