@@ -129,6 +129,8 @@ def main():
                          "queries are still drawn, so every bucket gets the same queries")
     ap.add_argument("--reuse", action="store_true",
                     help="search the collection left in --dir by an earlier run instead of building it")
+    ap.add_argument("--warmup-seconds", type=float, default=5.0,
+                    help="unfiltered searches before the first measured batch")
     ap.add_argument("--graph-label-field", action="store_true",
                     help="graph index built label-aware on the labels field (FilteredVamana: "
                          "graph_label_field='labels'); its collection lives in coll_graph_labels")
@@ -164,6 +166,12 @@ def main():
     if args.values:
         values = [int(v) for v in args.values.split(",")]
     nq = args.nq_per_bucket
+    # Searches right after a reopen run erratically for a few seconds (the
+    # first measured batch of a run had come out at 0.4x the same work
+    # measured next): unfiltered batches until --warmup-seconds have passed.
+    warm_until = time.perf_counter() + args.warmup_seconds
+    while time.perf_counter() < warm_until:
+        run_queries(col, queries_all[:nq], None, args.threads, 10)
     qi = 0
     for target in BUCKETS:
         picks, spec, _, _ = choose_query_labels(sets, n, nq, target, rng)
