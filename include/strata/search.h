@@ -82,8 +82,9 @@ struct SearchParams {
   // IVF: most page reads in flight per query (0 = 16, RaBitQ-SSD's Q for <= 16
   // threads).
   std::uint32_t inflight = 0;
-  // IVF, full pipeline: quantile of the pending lower bounds used as the
-  // drain threshold (1 = behave as the scheduled pipeline).
+  // IVF, full pipeline: the drain threshold is the distance of rank
+  // round(drain_alpha k) among the results so far (1 = behave as the
+  // scheduled pipeline).
   float drain_alpha = 0.4f;
   // IVF, scheduled and full pipelines: until k records are re-ranked there
   // is no dist_k to prune against, and RaBitQ-SSD's scheduler fills all Q
@@ -92,7 +93,8 @@ struct SearchParams {
   // follow are pruned against a real dist_k (synth1m, nprobe 2: 31.8 -> 21.8
   // pages per query, QPS up; bench/results/ivf_synth1m.md).
   bool fill_first = true;
-  // IVF: the rank whose distance prunes bounds and pages (0 = k; at most k).
+  // IVF: the rank whose distance prunes bounds and pages (0 = k; at most k);
+  // the k of dist_k, fill_first and drain_alpha above.
   // A caller that re-ranks the results exactly asks for more than k but
   // prunes at the k-th: the results past it are those met on the way, which
   // absorb the estimate's swaps around the k-th without reads of their own

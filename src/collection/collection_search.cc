@@ -169,9 +169,11 @@ constexpr std::size_t kEstimatedRankMax = 4096;
 // after the snapshot keeps its estimate (its snapshot copy is gone). Hits
 // past the k-th estimate (a restricted scan's extra k) are re-ranked only
 // while their estimate, less twice the largest error the first k showed,
-// could still beat the k-th exact distance; the others are dropped, as they
-// cannot be among the k nearest. Each RocksDB read costs a 4 KiB block read
-// (about 15 us: 8 % of a 0.1 % IVF query's time with 2k read).
+// could still beat the k-th exact distance; the others are dropped as
+// unlikely to be among the k nearest. Under kMeasuredErrorMin first hits
+// the largest error is too thin a sample, and all are re-ranked. Each
+// RocksDB read costs a 4 KiB block read (about 15 us: 8 % of a 0.1 % IVF
+// query's time with 2k read).
 Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
                       std::span<const float> query, std::size_t k, std::vector<Hit>* hits) {
   if (hits->empty()) return Status::OK();
@@ -188,7 +190,8 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
     const std::vector<rocksdb::Status> st = m.GetRecords(ids, &values);
     for (std::size_t i = begin; i < end; ++i) {
       if (!st[i - begin].ok()) continue;
-      STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(values[i - begin], m.vector_bytes));
+      STRATA_ASSIGN_OR_RETURN(auto rec,
+                              collection::DecodeRecord(values[i - begin], m.vector_bytes));
       if (rec.seq > snapshot) continue;
       m.LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
       const float d = fn(query.data(), row.data(), m.stored.dim);
@@ -198,11 +201,12 @@ Status ExactDistances(const Collection::Impl& m, std::uint64_t snapshot,
     }
     return Status::OK();
   };
+  constexpr std::size_t kMeasuredErrorMin = 8;
   const std::size_t first = std::min(k, hits->size());
   STRATA_RETURN_IF_ERROR(rerank(0, first));
   if (first < hits->size()) {
     std::size_t end = hits->size();
-    if (exact.size() >= k) {
+    if (exact.size() >= k && k >= kMeasuredErrorMin) {
       std::nth_element(exact.begin(), exact.begin() + static_cast<std::ptrdiff_t>(k - 1),
                        exact.end());
       const float kth = exact[k - 1];
@@ -333,7 +337,7 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
       p.filter_fraction = 1.0f;  // every row it ranks passes
       // An index ranking by estimates (IVF's extended codes) returns 2k,
       // pruned at the k-th, of which the k nearest by exact distance are
-      // kept: the rows past the k-th are those met on the way, and absorb
+      // kept (ExactDistances): the rows past the k-th are those met on the way, and absorb
       // the estimate's swaps near it (in low dimensions, where the extended
       // code is coarse) without reads of their own. Pruning at the 2k-th
       // read 60 pages instead of 43 at 0.1 % on synth 1M.

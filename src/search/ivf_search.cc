@@ -45,8 +45,10 @@ float IvfSearchContext::KthDistance() const {
 }
 
 float IvfSearchContext::QuantileDistance(float alpha) const {
-  if (knn_.size() < k_) return std::numeric_limits<float>::infinity();
-  const auto rank = std::clamp<long>(std::lround(alpha * static_cast<float>(k_)), 1, k_);
+  if (knn_.size() < prune_rank_) return std::numeric_limits<float>::infinity();
+  const long rank_max = prune_rank_;
+  const auto rank =
+      std::clamp<long>(std::lround(alpha * static_cast<float>(prune_rank_)), 1, rank_max);
   return knn_[static_cast<std::size_t>(rank - 1)].first;
 }
 

@@ -27,6 +27,8 @@
 //               issued against the alpha-quantile threshold: the distance of
 //               rank max(1, round(alpha k)) in the k-NN buffer (alpha =
 //               drain_alpha; 1 = scheduled). Re-ranking always uses dist_k.
+// Here k is SearchParams::prune_rank when set (results past it are kept but
+// never prune).
 // Results can depend on I/O timing (how much re-ranking happened before a
 // pruning decision) for overlapped/scheduled/full.
 //
@@ -131,7 +133,8 @@ class IvfSearchContext {
   Status RerankGroup(const PageGroup& group, const std::byte* unit_data);
   // Current distance of rank prune_rank_ (+inf until that many results).
   float KthDistance() const;
-  // Distance of rank max(1, round(alpha k)), +inf until k results.
+  // Distance of rank max(1, round(alpha prune_rank_)), +inf until
+  // prune_rank_ results.
   float QuantileDistance(float alpha) const;
   void Offer(float distance, std::uint32_t id);
 
