@@ -328,7 +328,7 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   // answers the filter for every row the search meets (a walk's nodes, a
   // graph page's mates) at a bit test, without a payload lookup where the
   // candidates were checked already.
-  std::vector<std::uint64_t> rows, bits;
+  std::vector<std::uint64_t> rows;
   if (candidates != nullptr) {
     v.AppendSlotsOf(candidates->ids, &rows);
     if (v.index().ranks_restricted() &&
@@ -346,20 +346,24 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
         p.prune_rank = std::min(k, p.k);
       }
     }
-    bits.assign((v.size() + 63) / 64, 0);
+  }
+  STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
+  std::vector<std::uint64_t>& bits = pooled.row_bits;
+  if (candidates != nullptr) {
+    bits.resize((v.size() + 63) / 64);  // zero when pooled; grows once
     for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
   }
   collection::LiveSlotFilter live(v, snap.seq);
   std::optional<FilteredSlots> filtered_slots;
   if (test != nullptr) {
-    filtered_slots.emplace(v, snap.seq, test, bits.empty() ? nullptr : &bits,
+    filtered_slots.emplace(v, snap.seq, test, candidates != nullptr ? &bits : nullptr,
                            candidates != nullptr && candidates->exact);
   }
   p.filter = test != nullptr ? static_cast<const IdFilter*>(&*filtered_slots) : &live;
-  STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
   std::vector<VectorId> ids(p.k);
   std::vector<float> dist(p.k);
   Status st = pooled.searcher->Search(query, p, ids, dist, qs);
+  for (std::uint64_t r : rows) bits[r >> 6] = 0;  // back to all zero for the pool
   v.Release(std::move(pooled));
   STRATA_RETURN_IF_ERROR(st);
   std::vector<Hit> found;

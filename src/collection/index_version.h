@@ -67,6 +67,11 @@ class IndexVersion {
   struct PooledSearcher {
     std::unique_ptr<Searcher> searcher;
     std::uint32_t max_width = 0;
+    // One bit per slot, for a filtered search's candidate rows: all zero
+    // whenever the searcher is in the pool (its user clears the bits it
+    // set), so a query pays for its candidates, not for a bitmap of the
+    // whole index (128 KB at 1M slots, page faults and all).
+    std::vector<std::uint64_t> row_bits;
   };
   Result<PooledSearcher> Acquire(const SearchParams& params) const;
   void Release(PooledSearcher s) const;

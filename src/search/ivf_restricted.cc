@@ -55,6 +55,22 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
   std::sort(positions_.begin(), positions_.end());
   positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
 
+  // Each row's cluster, by a search forward of the previous row's (the
+  // positions ascend) rather than over all clusters for every row and
+  // again for its prefetch.
+  const std::vector<std::uint64_t>& offsets = index_.cluster_offsets;
+  position_clusters_.resize(positions_.size());
+  std::uint32_t cluster = 0;
+  for (std::size_t at = 0; at < positions_.size(); ++at) {
+    const std::uint64_t pos = positions_[at] >> 32;
+    if (offsets[cluster + 1] <= pos) {
+      cluster = static_cast<std::uint32_t>(
+          std::upper_bound(offsets.begin() + cluster + 1, offsets.end(), pos) - offsets.begin() -
+          1);
+    }
+    position_clusters_[at] = cluster;
+  }
+
   hits_.clear();
   factors_.clear();
   // The listed rows' blocks lie anywhere in RAM: each is fetched a few rows
@@ -63,7 +79,7 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
   auto position = [&](std::size_t at) { return positions_[at] >> 32; };
   auto prefetch = [&](std::size_t at) {
     if (at >= positions_.size()) return;
-    const std::uint32_t c = index_.ClusterOf(position(at));
+    const std::uint32_t c = position_clusters_[at];
     const std::uint64_t b = (position(at) - index_.cluster_offsets[c]) / quant::rabitq::kBatchSize;
     const std::uint8_t* p = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
     for (std::size_t off = 0; off < block_bytes; off += 64) __builtin_prefetch(p + off);
@@ -72,7 +88,7 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
   std::size_t i = 0;
   while (i < positions_.size()) {
     // One cluster: its query factors, as a probe of this query.
-    const std::uint32_t c = index_.ClusterOf(position(i));
+    const std::uint32_t c = position_clusters_[i];
     const std::uint64_t begin = index_.cluster_offsets[c];
     const std::uint64_t end = index_.cluster_offsets[c + 1];
     const ivf::CoarseHit hit = index_.coarse->HitOf(query_.data(), c);

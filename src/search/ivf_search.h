@@ -169,6 +169,7 @@ class IvfSearchContext {
   std::vector<float> raw_;            // raw record as floats
   // Restricted rows as (storage position << 32 | row), in storage order.
   std::vector<std::uint64_t> positions_;
+  std::vector<std::uint32_t> position_clusters_;  // positions_[i]'s cluster
 };
 
 }  // namespace strata::search
