@@ -159,8 +159,9 @@ struct CollectionOptions {
   // InvalidArgument. The index is rebuilt from the stored payloads at open.
   std::vector<PayloadFieldSpec> payload_index;
   // creation, graph collections: build the graph label-aware over this
-  // integer payload field (declared in payload_index as "integer"; values in
-  // [0, 2^32 - 2] are labels): Gollapudi et al., "Filtered-DiskANN", WWW
+  // payload field (declared in payload_index as "integer", values in
+  // [0, 2^32 - 2] being labels, or as "keyword", each keyword numbered on
+  // first sight in a stored dictionary): Gollapudi et al., "Filtered-DiskANN", WWW
   // 2023, FilteredVamana, in full builds and streaming merges alike, with a
   // start row per label. A filtered search whose `must` matches values of
   // the field then walks only passing points from those values' start rows.

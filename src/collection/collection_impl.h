@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collection/graph_label_dictionary.h"
 #include "collection/index_version.h"
 #include "collection/pending_graph.h"
 #include "collection/pending_set.h"
@@ -180,10 +181,17 @@ struct Collection::Impl {
   // payload_index built over them.
   Status OpenPayloadIndex(const std::vector<PayloadFieldSpec>& given);
   // Label-aware graphs (stored.graph_label_field): its position among
-  // `index`'s fields when indexed as integer, else -1.
+  // `index`'s fields when indexed as integer or keyword, else -1.
   int LabelFieldPosition(const filter::PayloadIndex& index) const;
-  // Row i's labels: the label field's values in [0, 2^32 - 2] of ids[i].
-  LabelSets GraphLabels(const filter::PayloadIndex& index, std::span<const VectorId> ids) const;
+  // Row i's labels: the label field's integer values in [0, 2^32 - 2] of
+  // ids[i], or its keywords' labels in graph_keywords (given to the new
+  // ones, stored); from the merge thread.
+  Result<LabelSets> GraphLabels(const filter::PayloadIndex& index, std::span<const VectorId> ids);
+  // The keyword labels of a label-aware graph on a keyword field (loaded at
+  // open; grown by merges), and whether the label field is one (set at open:
+  // its type never changes).
+  collection::GraphLabelDictionary graph_keywords;
+  bool graph_label_keyword = false;
   // Store <-> float conversions (collection_write.cc).
   Status CheckAndStore(std::span<const float> vector, std::byte* out) const;
   void LoadFloat(const std::byte* stored, float* out) const;

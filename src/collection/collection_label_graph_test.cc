@@ -1,6 +1,7 @@
-// A collection whose graph is built label-aware over an integer payload field
-// (CollectionOptions::graph_label_field: Filtered-DiskANN's FilteredVamana in
-// full builds and streaming merges): a query near one class filtered to
+// A collection whose graph is built label-aware over an integer or keyword
+// payload field (CollectionOptions::graph_label_field: Filtered-DiskANN's
+// FilteredVamana in full builds and streaming merges; keywords numbered by
+// the stored dictionary): a query near one class filtered to
 // another is found by the walk the filter steers from the label's start row,
 // after the first build, after a streaming merge of new points and deletes,
 // and after reopening; a collection without the option walks into the
@@ -24,8 +25,15 @@ namespace {
 constexpr std::uint32_t kDim = 16;
 constexpr std::uint32_t kClasses = 6;
 
-class LabelGraphCollection : public ::testing::Test {
+// Parameter: the label field is a keyword field ("c0".."c5") rather than
+// an integer one (0..5).
+class LabelGraphCollection : public ::testing::TestWithParam<bool> {
  protected:
+  bool keyword() const { return GetParam(); }
+  std::string ClassValue(std::uint32_t cls) const {
+    return keyword() ? "\"c" + std::to_string(cls) + "\"" : std::to_string(cls);
+  }
+
   void SetUp() override {
     std::normal_distribution<float> g;
     centres_.resize(kClasses * kDim);
@@ -43,7 +51,8 @@ class LabelGraphCollection : public ::testing::Test {
     o.graph.pq_bytes = 8;
     o.graph.opq_iterations = 0;
     o.graph.mem_graph_ratio = 0;
-    o.payload_index = {{"cls", PayloadFieldType::kInteger}};
+    o.payload_index = {
+        {"cls", keyword() ? PayloadFieldType::kKeyword : PayloadFieldType::kInteger}};
     if (label_graph) o.graph_label_field = "cls";
     return o;
   }
@@ -61,7 +70,7 @@ class LabelGraphCollection : public ::testing::Test {
       for (std::uint32_t j = 0; j < kDim; ++j) v[j] = centres_[cls * kDim + j] + g(rng_);
       ids.push_back(first + i);
       flat.insert(flat.end(), v.begin(), v.end());
-      payloads.push_back("{\"cls\": " + std::to_string(cls) + "}");
+      payloads.push_back("{\"cls\": " + ClassValue(cls) + "}");
       live_[first + i] = {cls, v};
     }
     ASSERT_TRUE(c->Upsert(ids, flat, payloads).ok());
@@ -78,7 +87,7 @@ class LabelGraphCollection : public ::testing::Test {
       std::vector<float> query(kDim);
       for (std::uint32_t j = 0; j < kDim; ++j) query[j] = centres_[a * kDim + j] + g(rng_);
       auto f = PayloadFilter::Parse("{\"must\": [{\"key\": \"cls\", \"match\": {\"value\": " +
-                                    std::to_string(b) + "}}]}");
+                                    ClassValue(b) + "}}]}");
       EXPECT_TRUE(f.ok());
       CollectionSearchParams p;
       p.index.k = 10;
@@ -119,7 +128,7 @@ class LabelGraphCollection : public ::testing::Test {
   std::map<VectorId, Stored> live_;
 };
 
-TEST_F(LabelGraphCollection, SteeredWalkThroughBuildMergeAndReopen) {
+TEST_P(LabelGraphCollection, SteeredWalkThroughBuildMergeAndReopen) {
   auto plain = Collection::Open(dir_.File("plain"), Options(false));
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   Add(plain->get(), 0, 4000);
@@ -155,9 +164,9 @@ TEST_F(LabelGraphCollection, SteeredWalkThroughBuildMergeAndReopen) {
   EXPECT_GE(OtherClassRecall(**again, 60), 0.95) << "after reopening";
 }
 
-TEST_F(LabelGraphCollection, TheFieldMustBeAnIndexedInteger) {
+TEST_P(LabelGraphCollection, TheFieldMustBeAnIndexedIntegerOrKeyword) {
   CollectionOptions o = Options(true);
-  o.payload_index = {{"cls", PayloadFieldType::kKeyword}};
+  o.payload_index = {{"cls", PayloadFieldType::kFloat}};
   auto c = Collection::Open(dir_.File("kw"), o);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("graph_label_field"), std::string::npos)
@@ -177,6 +186,11 @@ TEST_F(LabelGraphCollection, TheFieldMustBeAnIndexedInteger) {
   other.payload_index.push_back({"other", PayloadFieldType::kInteger});
   EXPECT_FALSE(Collection::Open(dir_.File("ok"), other).ok());
 }
+
+INSTANTIATE_TEST_SUITE_P(Fields, LabelGraphCollection, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "keyword" : "integer";
+                         });
 
 }  // namespace
 }  // namespace strata

@@ -258,10 +258,14 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
         o.stop = stop;
         std::optional<LabelSets> labels;
         if (!stored.graph_label_field.empty()) {
-          labels = GraphLabels(*label_index, ids);
-          o.labels = &*labels;
+          auto made = GraphLabels(*label_index, ids);
+          if (made.ok()) {
+            labels = std::move(*made);
+            o.labels = &*labels;
+          }
+          merged = made.status();
         }
-        merged = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o).status();
+        if (merged.ok()) merged = MergeGraphIndex(old.dir(), dead_rows, new_rows, vdir, o).status();
       }
       if (db_snapshot) {  // the IVF merge's reads are done
         db->ReleaseSnapshot(db_snapshot);
@@ -301,7 +305,9 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       o.stop = stop;
       std::optional<LabelSets> labels;
       if (!stored.graph_label_field.empty()) {
-        labels = GraphLabels(*label_index, ids);
+        auto made = GraphLabels(*label_index, ids);
+        if (!made.ok()) return fail(made.status());
+        labels = std::move(*made);
         o.labels = &*labels;
       }
       // DefraDB's DISKANN: train once on a sample of at most train_sample_bytes.

@@ -162,10 +162,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
         std::none_of(options.payload_index.begin(), options.payload_index.end(),
                      [&](const PayloadFieldSpec& f) {
                        return f.path == options.graph_label_field &&
-                              f.type == PayloadFieldType::kInteger;
+                              (f.type == PayloadFieldType::kInteger ||
+                               f.type == PayloadFieldType::kKeyword);
                      })) {
       return Status::InvalidArgument("graph_label_field '" + options.graph_label_field +
-                                     "' must be declared in payload_index as integer");
+                                     "' must be declared in payload_index as integer or keyword");
     }
     st.dim = options.dim;
     st.metric = options.metric.value_or(Metric::kL2);
@@ -276,7 +277,14 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   STRATA_RETURN_IF_ERROR(impl->OpenPayloadIndex(options.payload_index));
   if (!st.graph_label_field.empty() && impl->LabelFieldPosition(*impl->payload_index) < 0) {
     return Status::InvalidArgument("graph_label_field '" + st.graph_label_field +
-                                   "' must be declared in payload_index as integer");
+                                   "' must be declared in payload_index as integer or keyword");
+  }
+  if (const int field = impl->LabelFieldPosition(*impl->payload_index); field >= 0) {
+    impl->graph_label_keyword = impl->payload_index->fields()[static_cast<std::size_t>(field)].type ==
+                                PayloadFieldType::kKeyword;
+    if (impl->graph_label_keyword) {
+      STRATA_RETURN_IF_ERROR(impl->graph_keywords.Load(impl->db.get()));
+    }
   }
   if (impl->group_commit) {
     // What the log held unsynced when the last process died is visible from

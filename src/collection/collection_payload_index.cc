@@ -1,6 +1,8 @@
 // The collection's payload index (filter/payload_index.h): its field list
 // stored in RocksDB ('m' "payload_index", a JSON array of {path, type}),
 // rebuilt from the stored payloads at open and when a field is added.
+#include <unordered_set>
+
 #include <nlohmann/json.hpp>
 
 #include "collection/collection_impl.h"
@@ -113,26 +115,56 @@ int Collection::Impl::LabelFieldPosition(const filter::PayloadIndex& index) cons
   const auto& fields = index.fields();
   for (std::size_t f = 0; f < fields.size(); ++f) {
     if (fields[f].path == stored.graph_label_field) {
-      return fields[f].type == PayloadFieldType::kInteger ? static_cast<int>(f) : -1;
+      return fields[f].type == PayloadFieldType::kInteger ||
+                     fields[f].type == PayloadFieldType::kKeyword
+                 ? static_cast<int>(f)
+                 : -1;
     }
   }
   return -1;
 }
 
-LabelSets Collection::Impl::GraphLabels(const filter::PayloadIndex& index,
-                                        std::span<const VectorId> ids) const {
+Result<LabelSets> Collection::Impl::GraphLabels(const filter::PayloadIndex& index,
+                                                std::span<const VectorId> ids) {
   LabelSets out;
   const int field = LabelFieldPosition(index);
+  const bool keyword =
+      field >= 0 && index.fields()[static_cast<std::size_t>(field)].type == PayloadFieldType::kKeyword;
+  std::vector<std::string> words;
+  if (keyword) {
+    // Keywords first seen here get their labels (stored) before any row
+    // refers to them.
+    std::vector<std::string> unseen;
+    std::unordered_set<std::string> listed;
+    for (const VectorId id : ids) {
+      words.clear();
+      index.AppendStrings(id, static_cast<std::size_t>(field), &words);
+      for (std::string& w : words) {
+        if (!graph_keywords.Find(w) && listed.insert(w).second) unseen.push_back(std::move(w));
+      }
+    }
+    STRATA_RETURN_IF_ERROR(graph_keywords.Assign(db.get(), unseen, Index::kNoLabelStart));
+  }
   out.offsets.reserve(ids.size() + 1);
   std::vector<std::int64_t> values;
   std::vector<std::uint32_t> row;
   for (const VectorId id : ids) {
-    values.clear();
     row.clear();
-    if (field >= 0) index.AppendIntegers(id, static_cast<std::size_t>(field), &values);
-    for (const std::int64_t v : values) {
-      if (v >= 0 && v < static_cast<std::int64_t>(Index::kNoLabelStart)) {
-        row.push_back(static_cast<std::uint32_t>(v));
+    if (keyword) {
+      words.clear();
+      index.AppendStrings(id, static_cast<std::size_t>(field), &words);
+      for (const std::string& w : words) {
+        // A keyword written after the pass above has no label yet: the
+        // row goes without it (the walk still checks the filter itself).
+        if (auto label = graph_keywords.Find(w)) row.push_back(*label);
+      }
+    } else {
+      values.clear();
+      if (field >= 0) index.AppendIntegers(id, static_cast<std::size_t>(field), &values);
+      for (const std::int64_t v : values) {
+        if (v >= 0 && v < static_cast<std::int64_t>(Index::kNoLabelStart)) {
+          row.push_back(static_cast<std::uint32_t>(v));
+        }
       }
     }
     out.AddRow(row);

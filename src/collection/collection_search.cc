@@ -287,12 +287,18 @@ std::vector<std::uint64_t> LabelEntryRows(const Collection::Impl& m, const Paylo
   const std::span<const std::uint32_t> starts = v.index().label_start_rows();
   const filter::Node& root = filter.root();
   if (starts.empty() || root.kind != filter::NodeKind::kFilter) return rows;
+  const bool keyword = m.graph_label_keyword;
   for (const filter::Node& c : root.must) {
     if (c.kind != filter::NodeKind::kMatchValue || c.key != m.stored.graph_label_field ||
-        c.values.empty() || c.values[0].kind != filter::Value::Kind::kInteger) {
+        c.values.empty()) {
       continue;
     }
-    const std::int64_t label = c.values[0].integer;
+    std::int64_t label = -1;
+    if (keyword && c.values[0].kind == filter::Value::Kind::kString) {
+      if (auto found = m.graph_keywords.Find(c.values[0].text)) label = *found;
+    } else if (!keyword && c.values[0].kind == filter::Value::Kind::kInteger) {
+      label = c.values[0].integer;
+    }
     if (label < 0 || static_cast<std::uint64_t>(label) >= starts.size()) continue;
     if (starts[label] != Index::kNoLabelStart) rows.push_back(starts[label]);
   }

@@ -1,6 +1,6 @@
 // The collection's RocksDB key space and value encodings (docs/collection.md).
 //
-// One key space, four prefixes (one byte each), ids big-endian so that a
+// One key space, five prefixes (one byte each), ids big-endian so that a
 // prefix iterates in id order:
 //   'm' + name           meta: "options" (JSON, creation options),
 //                        "version" (JSON: current index version and the
@@ -11,6 +11,8 @@
 //                        the write sequence of its pending copy (u64 LE)
 //   't' + id (8 B BE)    tombstone: the id's copy in the SSD index is dead
 //                        (deleted or replaced); the write sequence (u64 LE)
+//   'g' + keyword        a label-aware graph's label of a keyword (u32 LE;
+//                        graph_label_dictionary.h)
 // RocksDB checksums its log and its files; a record also carries a format
 // version byte so that a newer layout is refused rather than misread.
 #ifndef STRATA_COLLECTION_STORE_KEYS_H_
@@ -31,6 +33,7 @@ inline constexpr char kMetaPrefix = 'm';
 inline constexpr char kVectorPrefix = 'v';
 inline constexpr char kPendingPrefix = 'p';
 inline constexpr char kTombstonePrefix = 't';
+inline constexpr char kGraphLabelPrefix = 'g';
 inline constexpr std::uint8_t kRecordFormatVersion = 1;
 
 std::string MetaKey(std::string_view name);

@@ -161,6 +161,7 @@ std::vector<Leaf> PayloadIndex::Extract(std::string_view payload) {
       if (v.is_string()) {
         const std::string& s = v.get_ref<const std::string&>();
         auto [it, fresh] = interned_.try_emplace(s, static_cast<std::uint32_t>(interned_.size()));
+        if (fresh) intern_names_.push_back(&it->first);  // map nodes never move
         l = {it->second, Leaf::kString};
       } else if (v.is_boolean()) {
         l = {v.get<bool>() ? 1u : 0u, Leaf::kBool};
@@ -425,6 +426,27 @@ void PayloadIndex::AppendIntegers(VectorId id, std::size_t field,
   }
 }
 
+void PayloadIndex::AppendStrings(VectorId id, std::size_t field,
+                                 std::vector<std::string>* out) const {
+  if (field >= fields_.size()) return;
+  std::vector<std::uint32_t> interned;
+  {
+    const Shard& s = ShardOf(id);
+    std::shared_lock<std::shared_mutex> lock(s.mu);
+    auto it = s.rows.find(id);
+    if (it == s.rows.end()) return;
+    const Leaf* header = nullptr;
+    const Leaf* leaves = FieldLeaves(it->second, field, &header);
+    const std::uint32_t count = HeaderCount(*header);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (leaves[i].kind == Leaf::kString) interned.push_back(static_cast<std::uint32_t>(leaves[i].bits));
+    }
+  }
+  // Names after the shard's lock is let go: Set takes lists_mu_ first.
+  std::shared_lock<std::shared_mutex> lists(lists_mu_);
+  for (const std::uint32_t i : interned) out->push_back(*intern_names_[i]);
+}
+
 bool PayloadIndex::Matches(const BoundFilter& filter, VectorId id) const {
   Shard& s = ShardOf(id);
   std::shared_lock<std::shared_mutex> lock(s.mu);
@@ -651,7 +673,7 @@ std::size_t PayloadIndex::MemoryBytes() const {
   // leaves, a malloc header per row; the lists' ids; interned strings.
   std::size_t bytes = points_ * (8 + sizeof(std::vector<Leaf>) + 8 + 8 + 16) + leaves_ * sizeof(Leaf);
   for (const auto& [k, p] : postings_) bytes += p.ids.capacity() * sizeof(VectorId) + 64;
-  for (const auto& [s, id] : interned_) bytes += s.capacity() + 48;
+  for (const auto& [s, id] : interned_) bytes += s.capacity() + 48 + sizeof(const std::string*);
   return bytes;
 }
 

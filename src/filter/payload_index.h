@@ -126,6 +126,8 @@ class PayloadIndex {
   // position `field` of fields() to `out` (nothing for a point not indexed
   // or a field out of range): the labels of a label-aware graph build.
   void AppendIntegers(VectorId id, std::size_t field, std::vector<std::int64_t>* out) const;
+  // The same for string values (a label-aware graph on a keyword field).
+  void AppendStrings(VectorId id, std::size_t field, std::vector<std::string>* out) const;
 
  private:
   struct Shard {
@@ -187,6 +189,7 @@ class PayloadIndex {
   mutable std::array<Shard, 64> shards_;
   mutable std::shared_mutex lists_mu_;
   std::unordered_map<std::string, std::uint32_t> interned_;  // guarded by lists_mu_
+  std::vector<const std::string*> intern_names_;              // by intern id; lists_mu_
   std::unordered_map<Key, Posting, KeyHash> postings_;       // guarded by lists_mu_
   std::uint64_t leaves_ = 0;                                 // guarded by lists_mu_
   std::uint64_t points_ = 0;                                 // guarded by lists_mu_

@@ -206,6 +206,30 @@ TEST(PayloadIndex, CoversOnlyIndexedFieldsAndNoNested) {
   EXPECT_EQ(index.Candidates(only_a->root(), 100)->size(), 100u);
 }
 
+// A point's values of one field by type (the labels of a label-aware
+// graph): arrays flattened, other types skipped, nothing for an unknown point.
+TEST(PayloadIndex, AppendsOnePointsValuesOfOneField) {
+  PayloadIndex index({{"tags", PayloadFieldType::kKeyword}, {"n", PayloadFieldType::kInteger}});
+  index.Set(1, R"({"tags":["x","y",3],"n":[5,"z",null]})");
+  index.Set(2, R"({"tags":"y"})");
+  std::vector<std::string> words;
+  std::vector<std::int64_t> numbers;
+  index.AppendStrings(1, 0, &words);
+  EXPECT_EQ(words, (std::vector<std::string>{"x", "y"}));
+  index.AppendIntegers(1, 0, &numbers);
+  EXPECT_EQ(numbers, (std::vector<std::int64_t>{3}));
+  words.clear();
+  index.AppendStrings(1, 1, &words);
+  EXPECT_EQ(words, (std::vector<std::string>{"z"}));
+  words.clear();
+  index.AppendStrings(2, 0, &words);
+  EXPECT_EQ(words, (std::vector<std::string>{"y"}));
+  words.clear();
+  index.AppendStrings(7, 0, &words);  // not indexed
+  index.AppendStrings(1, 5, &words);  // no such field
+  EXPECT_TRUE(words.empty());
+}
+
 TEST(PayloadIndex, FieldTypesAndPathsAreChecked) {
   EXPECT_EQ(*ParsePayloadFieldType("integer"), PayloadFieldType::kInteger);
   EXPECT_FALSE(ParsePayloadFieldType("text").ok());
@@ -236,6 +260,9 @@ TEST(PayloadIndex, ReadersRunBesideTheWriter) {
           if (!index.Matches(b, id)) torn++;
         }
         (void)index.Candidates(f->root(), 2000);
+        std::vector<std::string> words;  // shard lock, then the intern table's
+        for (VectorId id = 0; id < 1000; id += 7) index.AppendStrings(id, 0, &words);
+        if (words.empty()) torn++;
       }
     });
   }

@@ -107,16 +107,33 @@ Status ApplyStrataOptions(const json& s, CollectionOptions* o) {
       STRATA_RETURN_IF_ERROR(Unsigned(k, v, &o->memory_budget_bytes));
     } else if (k == "graph_label_field") {
       // A label-aware graph (CollectionOptions::graph_label_field) needs its
-      // field indexed as integer from the start; Qdrant's clients declare
-      // payload indexes only after creating, so it is declared here.
-      if (!v.is_string() || v.get<std::string>().empty()) {
-        return Bad(k, v, "the name of an integer payload field");
+      // field indexed from the start; Qdrant's clients declare payload
+      // indexes only after creating, so it is declared here: a name (an
+      // integer field) or {"field": name, "type": "integer" | "keyword"}.
+      constexpr const char* kWant =
+          "a payload field name, or {\"field\": name, \"type\": \"integer\" or \"keyword\"}";
+      std::string field;
+      PayloadFieldType type = PayloadFieldType::kInteger;
+      if (v.is_string()) {
+        field = v.get<std::string>();
+      } else if (v.is_object() && v.size() <= 2 && v.contains("field") && v["field"].is_string()) {
+        field = v["field"].get<std::string>();
+        if (v.size() == 2) {
+          if (!v.contains("type") || !v["type"].is_string()) return Bad(k, v, kWant);
+          const std::string t = v["type"].get<std::string>();
+          if (t == "keyword") {
+            type = PayloadFieldType::kKeyword;
+          } else if (t != "integer") {
+            return Bad(k, v, kWant);
+          }
+        }
       }
-      o->graph_label_field = v.get<std::string>();
+      if (field.empty()) return Bad(k, v, kWant);
+      o->graph_label_field = field;
       const bool declared =
           std::any_of(o->payload_index.begin(), o->payload_index.end(),
                       [&](const PayloadFieldSpec& f) { return f.path == o->graph_label_field; });
-      if (!declared) o->payload_index.push_back({o->graph_label_field, PayloadFieldType::kInteger});
+      if (!declared) o->payload_index.push_back({o->graph_label_field, type});
     } else if (k == "graph") {
       STRATA_RETURN_IF_ERROR(ApplyGraph(v, &o->graph));
     } else if (k == "ivf") {

@@ -184,7 +184,8 @@ TEST_F(HandlersTest, StrataOptionsSurviveRestart) {
 
 TEST_F(HandlersTest, GraphLabelFieldMakesALabelAwareGraph) {
   const json vectors = {{"size", 4}, {"distance", "Euclid"}};
-  for (const json& bad : {json(3), json(""), json::array()}) {
+  for (const json& bad : {json(3), json(""), json::array(), json{{"field", "c"}, {"type", "float"}},
+                          json{{"type", "keyword"}}, json{{"field", "c"}, {"kind", "keyword"}}}) {
     auto [status, reply] = Call("PUT", "/collections/bad",
                                 {{"vectors", vectors}, {"strata", {{"graph_label_field", bad}}}});
     EXPECT_EQ(status, 400) << bad.dump();
@@ -221,6 +222,36 @@ TEST_F(HandlersTest, GraphLabelFieldMakesALabelAwareGraph) {
   ASSERT_EQ(s, 200) << r.dump();
   ASSERT_EQ(r["result"].size(), 10u) << r.dump();
   for (const json& hit : r["result"]) EXPECT_EQ(hit["id"].get<int>() % 3, 2) << r.dump();
+
+  // The same on a keyword field: {"field", "type"}.
+  ASSERT_EQ(Call("PUT", "/collections/k",
+                 {{"vectors", vectors},
+                  {"strata",
+                   {{"graph_label_field", {{"field", "tag"}, {"type", "keyword"}}},
+                    {"flat_threshold", 256}}}})
+                .first,
+            200);
+  Reopen();
+  json tagged = json::array();
+  const char* tags[] = {"red", "green", "blue"};
+  for (int i = 0; i < 300; ++i) {
+    tagged.push_back({{"id", i},
+                      {"vector", {nd(rng), nd(rng), nd(rng), nd(rng)}},
+                      {"payload", {{"tag", tags[i % 3]}}}});
+  }
+  ASSERT_EQ(Call("PUT", "/collections/k/points", {{"points", tagged}}).first, 200);
+  ASSERT_TRUE(manager_->Get("k")->collection().WaitForMerge().ok());
+  const CollectionStats kst = manager_->Get("k")->collection().Stats();
+  ASSERT_GT(kst.index_version, 0u);
+  ASSERT_EQ(kst.payload_fields.size(), 1u);
+  EXPECT_EQ(kst.payload_fields[0].type, PayloadFieldType::kKeyword);
+  auto [ks, kr] = Call("POST", "/collections/k/points/search",
+                       {{"vector", {0.1, 0.2, 0.3, 0.4}},
+                        {"limit", 10},
+                        {"filter", {{"must", {{{"key", "tag"}, {"match", {{"value", "blue"}}}}}}}}});
+  ASSERT_EQ(ks, 200) << kr.dump();
+  ASSERT_EQ(kr["result"].size(), 10u) << kr.dump();
+  for (const json& hit : kr["result"]) EXPECT_EQ(hit["id"].get<int>() % 3, 2) << kr.dump();
 }
 
 TEST_F(HandlersTest, StrataBuildAndMergeOptions) {

@@ -482,8 +482,8 @@ ValueError). Options, under the C++ CollectionOptions field names:
   memory_budget_bytes, max_payload_bytes, max_batch, payload_index (a dict
   of payload field path -> "keyword", "integer", "float" or "bool": fields
   indexed in RAM for filtering; stored, and added to on reopen),
-  graph_label_field (an "integer" field of payload_index, e.g. the "labels"
-  that add(labels=) fills: the graph is built label-aware over it and
+  graph_label_field (an "integer" or "keyword" field of payload_index, e.g.
+  the "labels" that add(labels=) fills: the graph is built label-aware over it and
   searches whose filter must-matches its values walk only passing points;
   unfiltered searches lose recall; stored).
 An unknown keyword is a ValueError naming it.

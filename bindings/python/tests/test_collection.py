@@ -276,6 +276,35 @@ def test_graph_label_field_finds_another_class(tmp_path, rng):
         strata.Collection(tmp_path / "bad", dim=dim, graph_label_field="labels")
 
 
+def test_graph_label_field_on_keywords(tmp_path, rng):
+    # The same on a keyword field: keywords numbered by the collection's
+    # stored dictionary, found again after reopening.
+    dim, classes = 16, 6
+    centres = 4.0 * rng.normal(size=(classes, dim))
+    cls = rng.integers(classes, size=3000)
+    data = (centres[cls] + rng.normal(size=(3000, dim))).astype(np.float32)
+    qa = rng.integers(classes, size=30)
+    qb = (qa + 1 + rng.integers(classes - 1, size=30)) % classes
+    queries = (centres[qa] + rng.normal(size=(30, dim))).astype(np.float32)
+    path = tmp_path / "kw"
+    with strata.Collection(path, dim=dim, flat_threshold=300, background_merge=False,
+                           payload_index={"tag": "keyword"}, graph_label_field="tag",
+                           graph={"R": 24, "L": 48}) as col:
+        col.add(data, payloads=[{"tag": f"class-{c}"} for c in cls])
+        col.merge()
+    with strata.Collection(path) as col:
+        assert col.stats()["graph_label_field"] == "tag"
+        hits = 0
+        for q, b in zip(queries, qb):
+            keep = np.flatnonzero(cls == b)
+            want, _ = brute_force(data[keep], q[None, :], 10)
+            ids, _ = col.search(q, k=10, exact_scan_limit=0, L=64,
+                                filter={"must": [{"key": "tag", "match": {"value": f"class-{b}"}}]})
+            assert all(cls[i] == b for i in ids[0] if i != strata.NO_ID)
+            hits += len(set(ids[0].tolist()) & set(keep[want[0]].tolist()))
+        assert hits / (10 * len(queries)) >= 0.95
+
+
 def test_labels_fast_path(coll_path, rng):
     data = rng.normal(size=(300, 8)).astype(np.float32)
     labels = [[i % 3, 10 + i % 5] for i in range(300)]
