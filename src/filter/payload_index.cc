@@ -411,40 +411,34 @@ bool PayloadIndex::Evaluate(const BoundFilter& f, const Node& n, VectorId id,
   }
 }
 
-void PayloadIndex::AppendIntegers(VectorId id, std::size_t field,
-                                  std::vector<std::int64_t>* out) const {
-  if (field >= fields_.size()) return;
+std::vector<Leaf> PayloadIndex::LeavesOf(VectorId id, std::size_t field, Leaf::Kind kind) const {
+  std::vector<Leaf> out;
+  if (field >= fields_.size()) return out;
   const Shard& s = ShardOf(id);
   std::shared_lock<std::shared_mutex> lock(s.mu);
   auto it = s.rows.find(id);
-  if (it == s.rows.end()) return;
+  if (it == s.rows.end()) return out;
   const Leaf* header = nullptr;
   const Leaf* leaves = FieldLeaves(it->second, field, &header);
   const std::uint32_t count = HeaderCount(*header);
   for (std::uint32_t i = 0; i < count; ++i) {
-    if (leaves[i].kind == Leaf::kInt) out->push_back(static_cast<std::int64_t>(leaves[i].bits));
+    if (leaves[i].kind == kind) out.push_back(leaves[i]);
   }
+  return out;
+}
+
+void PayloadIndex::AppendIntegers(VectorId id, std::size_t field,
+                                  std::vector<std::int64_t>* out) const {
+  for (const Leaf& l : LeavesOf(id, field, Leaf::kInt)) out->push_back(static_cast<std::int64_t>(l.bits));
 }
 
 void PayloadIndex::AppendStrings(VectorId id, std::size_t field,
                                  std::vector<std::string>* out) const {
-  if (field >= fields_.size()) return;
-  std::vector<std::uint32_t> interned;
-  {
-    const Shard& s = ShardOf(id);
-    std::shared_lock<std::shared_mutex> lock(s.mu);
-    auto it = s.rows.find(id);
-    if (it == s.rows.end()) return;
-    const Leaf* header = nullptr;
-    const Leaf* leaves = FieldLeaves(it->second, field, &header);
-    const std::uint32_t count = HeaderCount(*header);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      if (leaves[i].kind == Leaf::kString) interned.push_back(static_cast<std::uint32_t>(leaves[i].bits));
-    }
-  }
-  // Names after the shard's lock is let go: Set takes lists_mu_ first.
+  const std::vector<Leaf> interned = LeavesOf(id, field, Leaf::kString);
+  if (interned.empty()) return;
+  // Names after the shard's lock is let go (LeavesOf): Set takes lists_mu_ first.
   std::shared_lock<std::shared_mutex> lists(lists_mu_);
-  for (const std::uint32_t i : interned) out->push_back(*intern_names_[i]);
+  for (const Leaf& l : interned) out->push_back(*intern_names_[l.bits]);
 }
 
 bool PayloadIndex::Matches(const BoundFilter& filter, VectorId id) const {

@@ -160,6 +160,8 @@ class PayloadIndex {
   static std::size_t ShardIndex(VectorId id) { return (id * 0x9E3779B97F4A7C15ull) >> 58; }
   Shard& ShardOf(VectorId id) const { return shards_[ShardIndex(id)]; }
   std::vector<Leaf> Extract(std::string_view payload);  // interns (writer only)
+  // Point `id`'s leaves of `kind` in field `field` (under its shard's lock).
+  std::vector<Leaf> LeavesOf(VectorId id, std::size_t field, Leaf::Kind kind) const;
   // Inverted-list keys of a row's posted fields.
   void PostedKeys(const std::vector<Leaf>& row, std::vector<Key>* out) const;
   std::optional<Key> KeyOf(std::uint32_t field, const Leaf& leaf) const;

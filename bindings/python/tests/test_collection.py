@@ -240,18 +240,25 @@ def test_search_filter_matches_filtered_brute_force(coll_path, rng):
             col.search(queries, filter=[1, 2])
 
 
+def class_data(rng, n, nq, dim=16, classes=6):
+    # Points near `classes` centres, their classes, and queries near one
+    # class each with another class to filter to.
+    centres = 4.0 * rng.normal(size=(classes, dim))
+    cls = rng.integers(classes, size=n)
+    data = (centres[cls] + rng.normal(size=(n, dim))).astype(np.float32)
+    qa = rng.integers(classes, size=nq)
+    qb = (qa + 1 + rng.integers(classes - 1, size=nq)) % classes
+    queries = (centres[qa] + rng.normal(size=(nq, dim))).astype(np.float32)
+    return data, cls, queries, qb
+
+
 def test_graph_label_field_finds_another_class(tmp_path, rng):
     # Points near 6 class centres, labelled by class; queries near one class
     # filtered to another, walking (no exact scan). The label-aware graph
     # walks that class's points from its start row; the ordinary graph's
     # walk stays near the query's own class.
-    dim, classes = 16, 6
-    centres = 4.0 * rng.normal(size=(classes, dim))
-    cls = rng.integers(classes, size=4000)
-    data = (centres[cls] + rng.normal(size=(4000, dim))).astype(np.float32)
-    qa = rng.integers(classes, size=40)
-    qb = (qa + 1 + rng.integers(classes - 1, size=40)) % classes
-    queries = (centres[qa] + rng.normal(size=(40, dim))).astype(np.float32)
+    dim = 16
+    data, cls, queries, qb = class_data(rng, 4000, 40, dim)
     found = {}
     for label_graph in (False, True):
         opts = {"graph_label_field": "labels"} if label_graph else {}
@@ -279,13 +286,8 @@ def test_graph_label_field_finds_another_class(tmp_path, rng):
 def test_graph_label_field_on_keywords(tmp_path, rng):
     # The same on a keyword field: keywords numbered by the collection's
     # stored dictionary, found again after reopening.
-    dim, classes = 16, 6
-    centres = 4.0 * rng.normal(size=(classes, dim))
-    cls = rng.integers(classes, size=3000)
-    data = (centres[cls] + rng.normal(size=(3000, dim))).astype(np.float32)
-    qa = rng.integers(classes, size=30)
-    qb = (qa + 1 + rng.integers(classes - 1, size=30)) % classes
-    queries = (centres[qa] + rng.normal(size=(30, dim))).astype(np.float32)
+    dim = 16
+    data, cls, queries, qb = class_data(rng, 3000, 30, dim)
     path = tmp_path / "kw"
     with strata.Collection(path, dim=dim, flat_threshold=300, background_merge=False,
                            payload_index={"tag": "keyword"}, graph_label_field="tag",
