@@ -1,0 +1,137 @@
+// Edge pages (the decoupled graph layout's adjacency pages): geometry,
+// lists written and read back, and every kind of damage reported as
+// Corruption rather than followed.
+#include "format/edge_page.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <numeric>
+#include <vector>
+
+#include "format/le_coding.h"
+
+namespace strata::format {
+namespace {
+
+TEST(EdgePage, GeometryFollowsTheCapacity) {
+  EXPECT_EQ(EdgePageGeometry::CapacityForDegree(64), 84u);  // ceil(1.3 x 64)
+  EXPECT_EQ(EdgePageGeometry::CapacityForDegree(32), 42u);
+  EXPECT_EQ(EdgePageGeometry::CapacityForDegree(10), 13u);
+  auto g = EdgePageGeometry::ForCapacity(84);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->slot_bytes, 8u + 84 * 4);
+  EXPECT_EQ(g->slots_per_page, (4088u - 16) / 344);  // 11 lists a page
+  EXPECT_FALSE(EdgePageGeometry::ForCapacity(0).ok());
+  EXPECT_FALSE(EdgePageGeometry::ForCapacity(1018).ok());  // 8 + 4,072 + 16 > 4,088
+  auto largest = EdgePageGeometry::ForCapacity(1016);
+  ASSERT_TRUE(largest.ok());
+  EXPECT_EQ(largest->slots_per_page, 1u);
+}
+
+struct Page {
+  explicit Page(std::uint32_t capacity) : g(*EdgePageGeometry::ForCapacity(capacity)) {}
+  EdgePageGeometry g;
+  std::array<std::byte, kSector> sector{};
+  std::span<std::byte, kSectorPayload> payload() {
+    return std::span<std::byte, kSectorPayload>(sector.data(), kSectorPayload);
+  }
+};
+
+TEST(EdgePage, ListsRoundTripAndSlotsAreReused) {
+  Page page(84);
+  EdgePageWriter w(page.g, page.payload());
+  w.Clear(7);
+  std::vector<std::uint32_t> full(84);
+  std::iota(full.begin(), full.end(), 1000u);
+  const std::vector<std::uint32_t> few = {5, 9, 2};
+  ASSERT_TRUE(w.Put(0, 42, full).ok());
+  ASSERT_TRUE(w.Put(10, 43, few).ok());
+  ASSERT_TRUE(w.Put(3, 44, {}).ok());  // an isolated vertex
+  ASSERT_TRUE(w.Put(10, 45, few).ok());  // the slot passes to another vertex
+  auto r = EdgePageReader::Open(page.g, page.payload());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->epoch(), 7u);
+  EXPECT_EQ(r->used(), 3u);
+  EXPECT_EQ(r->vertex(1), kNoVertex);
+  EXPECT_EQ(r->vertex(99), kNoVertex);
+  std::uint16_t degree = 0;
+  auto edges = r->Edges(0, 42, &degree);
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(degree, 84u);
+  for (std::size_t i = 0; i < degree; ++i) EXPECT_EQ(EdgePageReader::Id(*edges, i), 1000u + i);
+  edges = r->Edges(10, 45, &degree);
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(degree, 3u);
+  EXPECT_EQ(EdgePageReader::Id(*edges, 2), 2u);
+  edges = r->Edges(3, 44, &degree);
+  ASSERT_TRUE(edges.ok());
+  EXPECT_EQ(degree, 0u);
+  // Bytes past a list are zero (a shorter list leaves no stale ids).
+  const std::byte* slot10 = page.sector.data() + kEdgePageHeader + 10 * page.g.slot_bytes;
+  for (std::size_t i = 3; i < 84; ++i) EXPECT_EQ(GetU32(slot10 + kEdgeSlotHeader + 4 * i), 0u);
+}
+
+TEST(EdgePage, BadWritesAreInvalidArgument) {
+  Page page(16);
+  EdgePageWriter w(page.g, page.payload());
+  w.Clear(0);
+  std::vector<std::uint32_t> ids(17, 1);
+  EXPECT_TRUE(w.Put(0, 1, ids).IsInvalidArgument());
+  ids.resize(16);
+  EXPECT_TRUE(w.Put(page.g.slots_per_page, 1, ids).IsInvalidArgument());
+  EXPECT_TRUE(w.Put(0, kNoVertex, ids).IsInvalidArgument());
+  EXPECT_TRUE(w.Put(0, 1, ids).ok());
+}
+
+TEST(EdgePage, DamageIsCorruption) {
+  Page page(20);
+  EdgePageWriter w(page.g, page.payload());
+  w.Clear(1);
+  const std::vector<std::uint32_t> ids = {1, 2, 3};
+  ASSERT_TRUE(w.Put(2, 77, ids).ok());
+  std::uint16_t degree = 0;
+  {
+    auto r = EdgePageReader::Open(page.g, page.payload());
+    ASSERT_TRUE(r.ok());
+    // A stale indirection: the slot belongs to another vertex, or none.
+    EXPECT_TRUE(r->Edges(2, 78, &degree).status().IsCorruption());
+    EXPECT_TRUE(r->Edges(3, 77, &degree).status().IsCorruption());
+  }
+  auto damaged = [&](std::size_t offset, std::byte value) {
+    Page copy = page;
+    copy.sector[offset] = value;
+    return EdgePageReader::Open(copy.g, copy.payload());
+  };
+  EXPECT_TRUE(damaged(0, std::byte{0}).status().IsCorruption());      // magic
+  EXPECT_TRUE(damaged(4, std::byte{9}).status().IsCorruption());      // version
+  EXPECT_TRUE(damaged(6, std::byte{21}).status().IsCorruption());     // capacity
+  EXPECT_TRUE(damaged(8, std::byte{2}).status().IsCorruption());      // used count
+  // Another file's geometry.
+  auto other = EdgePageGeometry::ForCapacity(21);
+  EXPECT_TRUE(EdgePageReader::Open(*other, page.payload()).status().IsCorruption());
+  // A degree past the capacity.
+  Page copy = page;
+  std::byte* slot2 = copy.sector.data() + kEdgePageHeader + 2 * copy.g.slot_bytes;
+  slot2[4] = std::byte{21};
+  auto r = EdgePageReader::Open(copy.g, copy.payload());
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->Edges(2, 77, &degree).status().IsCorruption());
+}
+
+TEST(EdgePage, SealedInASectorFile) {
+  // The sector trailer catches what the page header cannot: a flipped id.
+  Page page(84);
+  EdgePageWriter w(page.g, page.payload());
+  w.Clear(3);
+  const std::vector<std::uint32_t> ids = {11, 12, 13};
+  ASSERT_TRUE(w.Put(0, 5, ids).ok());
+  SealSector(page.sector, FileKind::kEdgePages, 9);
+  EXPECT_TRUE(VerifySector(page.sector, FileKind::kEdgePages, 9, "edges").ok());
+  EXPECT_FALSE(VerifySector(page.sector, FileKind::kEdgePages, 10, "edges").ok());  // misplaced
+  page.sector[kEdgePageHeader + kEdgeSlotHeader + 4] ^= std::byte{1};
+  EXPECT_FALSE(VerifySector(page.sector, FileKind::kEdgePages, 9, "edges").ok());
+}
+
+}  // namespace
+}  // namespace strata::format
