@@ -1,0 +1,151 @@
+#include "format/edge_file.h"
+
+#include <cstring>
+
+#include "base/aligned_buffer.h"
+#include "format/le_coding.h"
+
+namespace strata::format {
+namespace {
+
+constexpr std::size_t kFieldsSize = 24;
+
+}  // namespace
+
+Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capacity,
+                                    std::uint64_t num_vertices,
+                                    std::span<const std::uint32_t> placement,
+                                    const EdgeListSource& source) {
+  STRATA_ASSIGN_OR_RETURN(EdgePageGeometry g, EdgePageGeometry::ForCapacity(capacity));
+  if (num_vertices >= kNoVertex) {
+    return Status::InvalidArgument("edge file: " + std::to_string(num_vertices) +
+                                   " vertices exceed 32-bit ids");
+  }
+  const std::uint64_t num_pages = (placement.size() + g.slots_per_page - 1) / g.slots_per_page;
+  if (num_pages >= 0xFFFFFFFFull) return Status::InvalidArgument("edge file: too many pages");
+  std::vector<bool> placed(num_vertices, false);
+  std::uint64_t count = 0;
+  for (const std::uint32_t v : placement) {
+    if (v == kNoVertex) continue;
+    if (v >= num_vertices || placed[v]) {
+      return Status::InvalidArgument("edge file: vertex " + std::to_string(v) +
+                                     (v >= num_vertices ? " out of range" : " placed twice"));
+    }
+    placed[v] = true;
+    ++count;
+  }
+  if (count != num_vertices) {
+    return Status::InvalidArgument("edge file: " + std::to_string(num_vertices - count) +
+                                   " vertices not placed");
+  }
+
+  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
+                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
+  AlignedBuffer sector(kSector);
+  auto sector_span = std::span<std::byte, kSector>(sector.data(), kSector);
+  FileHeader header;
+  header.kind = FileKind::kEdgePages;
+  header.version = kEdgeFileVersion;
+  header.num_sectors = 1 + num_pages;
+  std::byte fields[kFieldsSize] = {};
+  PutU32(fields, g.capacity);
+  PutU64(fields + 8, num_vertices);
+  PutU64(fields + 16, num_pages);
+  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(header, fields, sector_span));
+  STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+
+  std::vector<std::uint32_t> ids;
+  EdgePageWriter page(g, std::span<std::byte, kSectorPayload>(sector.data(), kSectorPayload));
+  for (std::uint64_t p = 0; p < num_pages; ++p) {
+    std::memset(sector.data(), 0, kSector);
+    page.Clear(0);
+    for (std::uint32_t s = 0; s < g.slots_per_page; ++s) {
+      const std::uint64_t at = p * g.slots_per_page + s;
+      if (at >= placement.size() || placement[at] == kNoVertex) continue;
+      ids.clear();
+      STRATA_RETURN_IF_ERROR(source(placement[at], &ids));
+      STRATA_RETURN_IF_ERROR(page.Put(s, placement[at], ids));
+    }
+    SealSector(sector_span, FileKind::kEdgePages, 1 + p);
+    STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+  }
+  const std::uint64_t size = writer.size();
+  STRATA_RETURN_IF_ERROR(writer.Commit());
+  return size;
+}
+
+Result<EdgeFile> EdgeFile::Open(const std::string& path) {
+  EdgeFile f;
+  STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
+  FileHeader header;
+  std::string fields;
+  std::uint64_t size = 0;
+  STRATA_RETURN_IF_ERROR(ReadHeaderSector(f.file_, FileKind::kEdgePages, kEdgeFileVersion, path,
+                                          &header, &fields, &size));
+  if (fields.size() != kFieldsSize) {
+    return Status::Corruption(path + ": edge file header fields of " +
+                              std::to_string(fields.size()) + " bytes");
+  }
+  const auto* p = reinterpret_cast<const std::byte*>(fields.data());
+  auto geometry = EdgePageGeometry::ForCapacity(GetU32(p));
+  if (!geometry.ok()) return Status::Corruption(path + ": " + geometry.status().message());
+  f.geometry_ = *geometry;
+  f.num_vertices_ = GetU64(p + 8);
+  f.num_pages_ = GetU64(p + 16);
+  if (header.num_sectors != 1 + f.num_pages_ || size != header.num_sectors * kSector ||
+      f.num_vertices_ > f.num_pages_ * f.geometry_.slots_per_page) {
+    return Status::Corruption(path + ": file size " + std::to_string(size) +
+                              " does not match its header (" + std::to_string(f.num_pages_) +
+                              " pages, " + std::to_string(f.num_vertices_) + " vertices)");
+  }
+  return f;
+}
+
+Result<EdgePageReader> EdgeFile::OpenPage(std::uint64_t page,
+                                          std::span<const std::byte, kSector> sector) const {
+  if (page == 0 || page > num_pages_) {
+    return Status::InvalidArgument(path() + ": no edge page " + std::to_string(page));
+  }
+  STRATA_RETURN_IF_ERROR(VerifySector(sector, FileKind::kEdgePages, page, path()));
+  auto reader = EdgePageReader::Open(
+      geometry_, std::span<const std::byte, kSectorPayload>(sector.data(), kSectorPayload));
+  if (!reader.ok()) return reader.status().WithContext(path() + " page " + std::to_string(page));
+  return reader;
+}
+
+Result<EdgePageReader> EdgeFile::ReadPage(std::uint64_t page,
+                                          std::span<std::byte, kSector> sector) const {
+  if (page == 0 || page > num_pages_) {
+    return Status::InvalidArgument(path() + ": no edge page " + std::to_string(page));
+  }
+  STRATA_RETURN_IF_ERROR(file_.ReadAt(page * kSector, sector));
+  return OpenPage(page, sector);
+}
+
+Result<std::vector<EdgeLocation>> EdgeFile::ScanLocations() const {
+  std::vector<EdgeLocation> where(num_vertices_);
+  std::uint64_t found = 0;
+  AlignedBuffer sector(kSector);
+  auto span = std::span<std::byte, kSector>(sector.data(), kSector);
+  for (std::uint64_t page = 1; page <= num_pages_; ++page) {
+    STRATA_ASSIGN_OR_RETURN(EdgePageReader r, ReadPage(page, span));
+    for (std::uint32_t s = 0; s < geometry_.slots_per_page; ++s) {
+      const std::uint32_t v = r.vertex(s);
+      if (v == kNoVertex) continue;
+      if (v >= num_vertices_ || where[v].page != 0) {
+        return Status::Corruption(path() + ": page " + std::to_string(page) + " slot " +
+                                  std::to_string(s) + " holds vertex " + std::to_string(v) +
+                                  (v >= num_vertices_ ? ", out of range" : ", placed twice"));
+      }
+      where[v] = EdgeLocation{static_cast<std::uint32_t>(page), static_cast<std::uint16_t>(s), 0};
+      ++found;
+    }
+  }
+  if (found != num_vertices_) {
+    return Status::Corruption(path() + ": " + std::to_string(num_vertices_ - found) +
+                              " vertices have no edge list");
+  }
+  return where;
+}
+
+}  // namespace strata::format

@@ -1,0 +1,80 @@
+// The edge file of the decoupled graph layout: a sector file of kind
+// kEdgePages whose payload sectors are edge pages (edge_page.h), placed by
+// locality (a vertex's page mates are those it is expanded with; the
+// page-shuffle order), plus the RAM indirection table that says where each
+// vertex's list is.
+//
+// Header fields (little-endian, after the sector file's fixed header):
+//   capacity u32 | reserved u32 | num_vertices u64 | num_pages u64
+// Pages are sectors 1..num_pages. The indirection table is not stored: every
+// slot names its vertex, so ScanLocations rebuilds it from the pages
+// (sequential reads; a version whose lists have moved since is described by
+// the collection's journal, not by this file).
+#ifndef STRATA_FORMAT_EDGE_FILE_H_
+#define STRATA_FORMAT_EDGE_FILE_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/edge_page.h"
+#include "strata/io.h"
+#include "strata/result.h"
+
+namespace strata::format {
+
+inline constexpr std::uint32_t kEdgeFileVersion = 1;
+
+// Where a vertex's list is: its page (sector number, >= 1) and slot. 8 B of
+// RAM per vertex in the indirection table.
+struct EdgeLocation {
+  std::uint32_t page = 0;  // 0: the vertex has no list
+  std::uint16_t slot = 0;
+  std::uint16_t reserved = 0;
+};
+
+// Fills `ids` (cleared by the caller) with `vertex`'s out-neighbours.
+using EdgeListSource = std::function<Status(std::uint32_t vertex, std::vector<std::uint32_t>* ids)>;
+
+// Writes the edge file atomically (temporary file, fsync, rename).
+// `placement` holds the vertex of every slot, page by page
+// (geometry.slots_per_page slots a page, kNoVertex for an empty slot; a
+// partial last page is padded): every vertex below `num_vertices` exactly
+// once, else InvalidArgument. Returns the file's size in bytes.
+Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capacity,
+                                    std::uint64_t num_vertices,
+                                    std::span<const std::uint32_t> placement,
+                                    const EdgeListSource& source);
+
+class EdgeFile {
+ public:
+  // NotFound / Corruption (header, size) / NotSupported (newer version).
+  static Result<EdgeFile> Open(const std::string& path);
+
+  const EdgePageGeometry& geometry() const { return geometry_; }
+  std::uint64_t num_vertices() const { return num_vertices_; }
+  std::uint64_t num_pages() const { return num_pages_; }
+  const DirectFile& file() const { return file_; }
+  const std::string& path() const { return file_.path(); }
+
+  // Verifies page `page` read into `sector` and opens it.
+  Result<EdgePageReader> OpenPage(std::uint64_t page,
+                                  std::span<const std::byte, kSector> sector) const;
+  // Synchronously reads page `page` into `sector` (4 KiB aligned) and opens it.
+  Result<EdgePageReader> ReadPage(std::uint64_t page, std::span<std::byte, kSector> sector) const;
+  // The indirection table of the file as written: every vertex's location.
+  // Corruption when a vertex is out of range, placed twice or missing.
+  Result<std::vector<EdgeLocation>> ScanLocations() const;
+
+ private:
+  DirectFile file_;
+  EdgePageGeometry geometry_;
+  std::uint64_t num_vertices_ = 0;
+  std::uint64_t num_pages_ = 0;
+};
+
+}  // namespace strata::format
+
+#endif  // STRATA_FORMAT_EDGE_FILE_H_

@@ -1,0 +1,127 @@
+// The edge file: lists written by placement and read back page by page, the
+// indirection table rebuilt from the pages, bad placements refused, damage
+// reported.
+#include "format/edge_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "scratch_dir.h"
+
+namespace strata::format {
+namespace {
+
+struct SmallGraph {
+  explicit SmallGraph(std::uint32_t n, std::uint32_t max_degree) : lists(n) {
+    std::mt19937 rng(3);
+    for (auto& l : lists) {
+      l.resize(rng() % (max_degree + 1));
+      for (auto& id : l) id = rng() % n;
+    }
+  }
+  EdgeListSource Source() const {
+    return [this](std::uint32_t v, std::vector<std::uint32_t>* ids) {
+      ids->assign(lists[v].begin(), lists[v].end());
+      return Status::OK();
+    };
+  }
+  std::vector<std::vector<std::uint32_t>> lists;
+};
+
+// Vertices in reverse order with an empty slot every seventh place.
+std::vector<std::uint32_t> Placement(std::uint32_t n) {
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t v = n; v-- > 0;) {
+    if (order.size() % 7 == 3) order.push_back(kNoVertex);
+    order.push_back(v);
+  }
+  return order;
+}
+
+TEST(EdgeFile, WritesReadsAndRebuildsTheIndirection) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("graph.edges");
+  const std::uint32_t n = 500, capacity = EdgePageGeometry::CapacityForDegree(32);
+  SmallGraph g(n, capacity);
+  const std::vector<std::uint32_t> order = Placement(n);
+  auto size = WriteEdgeFile(path, capacity, n, order, g.Source());
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  auto f = EdgeFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const std::uint32_t spp = f->geometry().slots_per_page;
+  EXPECT_EQ(f->num_vertices(), n);
+  EXPECT_EQ(f->num_pages(), (order.size() + spp - 1) / spp);
+  EXPECT_EQ(*size, (1 + f->num_pages()) * kSector);
+  auto where = f->ScanLocations();
+  ASSERT_TRUE(where.ok()) << where.status().ToString();
+  AlignedBuffer buffer(kSector);
+  auto sector = std::span<std::byte, kSector>(buffer.data(), kSector);
+  for (std::size_t at = 0; at < order.size(); ++at) {
+    const std::uint32_t v = order[at];
+    if (v == kNoVertex) continue;
+    const EdgeLocation loc = (*where)[v];
+    ASSERT_EQ(loc.page, 1 + at / spp);
+    ASSERT_EQ(loc.slot, at % spp);
+    auto page = f->ReadPage(loc.page, sector);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    std::uint16_t degree = 0;
+    auto edges = page->Edges(loc.slot, v, &degree);
+    ASSERT_TRUE(edges.ok()) << edges.status().ToString();
+    ASSERT_EQ(degree, g.lists[v].size());
+    for (std::size_t i = 0; i < degree; ++i) EXPECT_EQ(EdgePageReader::Id(*edges, i), g.lists[v][i]);
+  }
+  EXPECT_TRUE(f->ReadPage(0, sector).status().IsInvalidArgument());
+  EXPECT_TRUE(f->ReadPage(f->num_pages() + 1, sector).status().IsInvalidArgument());
+}
+
+TEST(EdgeFile, BadPlacementsAreRefused) {
+  testutil::ScratchDir dir;
+  SmallGraph g(10, 4);
+  std::vector<std::uint32_t> order = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_TRUE(WriteEdgeFile(dir.File("a"), 4, 10, order, g.Source()).status().IsInvalidArgument());
+  order.push_back(8);  // twice
+  EXPECT_TRUE(WriteEdgeFile(dir.File("b"), 4, 10, order, g.Source()).status().IsInvalidArgument());
+  order.back() = 10;  // out of range
+  EXPECT_TRUE(WriteEdgeFile(dir.File("c"), 4, 10, order, g.Source()).status().IsInvalidArgument());
+  order.back() = 9;
+  // A list longer than the capacity.
+  EXPECT_TRUE(WriteEdgeFile(dir.File("d"), 2, 10, order, g.Source()).status().IsInvalidArgument());
+  EXPECT_TRUE(WriteEdgeFile(dir.File("e"), 4, 10, order, g.Source()).ok());
+  auto failing = [](std::uint32_t, std::vector<std::uint32_t>*) {
+    return Status::IOError("source failed");
+  };
+  EXPECT_TRUE(WriteEdgeFile(dir.File("f"), 4, 10, order, failing).status().IsIOError());
+  EXPECT_FALSE(EdgeFile::Open(dir.File("f")).ok()) << "a failed write leaves no file";
+}
+
+TEST(EdgeFile, DamageIsReported) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("graph.edges");
+  SmallGraph g(100, 8);
+  const std::vector<std::uint32_t> order = Placement(100);
+  ASSERT_TRUE(WriteEdgeFile(path, 8, 100, order, g.Source()).ok());
+  {
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(2 * kSector + 100);
+    io.put('\x5a');
+  }
+  auto f = EdgeFile::Open(path);
+  ASSERT_TRUE(f.ok());
+  AlignedBuffer buffer(kSector);
+  auto sector = std::span<std::byte, kSector>(buffer.data(), kSector);
+  EXPECT_TRUE(f->ReadPage(2, sector).status().IsCorruption());
+  EXPECT_TRUE(f->ReadPage(1, sector).ok());
+  EXPECT_TRUE(f->ScanLocations().status().IsCorruption());
+  // Truncated: the size no longer matches the header.
+  std::filesystem::resize_file(path, 2 * kSector);  // of 3
+  const Status truncated = EdgeFile::Open(path).status();
+  EXPECT_TRUE(truncated.IsCorruption()) << truncated.ToString();
+}
+
+}  // namespace
+}  // namespace strata::format
