@@ -38,6 +38,7 @@ enum class FileKind : std::uint32_t {
   kPqCodes = 2,     // PQ codebook and codes (loaded to RAM)
   kIvfRecords = 3,  // IVF RaBitQ SSD records
   kEdgePages = 4,   // decoupled graph layout: edge lists only (edge_page.h)
+  kVectors = 5,     // decoupled graph layout: vectors in fixed slots (vector_file.h)
 };
 
 // The first 64 bytes of sector 0, followed by `fields_size` bytes of
