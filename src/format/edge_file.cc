@@ -1,6 +1,6 @@
 #include "format/edge_file.h"
 
-#include <cstring>
+#include <vector>
 
 #include "base/aligned_buffer.h"
 #include "format/le_coding.h"
@@ -39,10 +39,6 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
                                    " vertices not placed");
   }
 
-  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
-                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
-  AlignedBuffer sector(kSector);
-  auto sector_span = std::span<std::byte, kSector>(sector.data(), kSector);
   FileHeader header;
   header.kind = FileKind::kEdgePages;
   header.version = kEdgeFileVersion;
@@ -51,13 +47,10 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
   PutU32(fields, g.capacity);
   PutU64(fields + 8, num_vertices);
   PutU64(fields + 16, num_pages);
-  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(header, fields, sector_span));
-  STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
-
+  STRATA_ASSIGN_OR_RETURN(SectorFileWriter writer, SectorFileWriter::Create(path, header, fields));
   std::vector<std::uint32_t> ids;
-  EdgePageWriter page(g, std::span<std::byte, kSectorPayload>(sector.data(), kSectorPayload));
+  EdgePageWriter page(g, writer.sector().first<kSectorPayload>());
   for (std::uint64_t p = 0; p < num_pages; ++p) {
-    std::memset(sector.data(), 0, kSector);
     page.Clear(0);
     for (std::uint32_t s = 0; s < g.slots_per_page; ++s) {
       const std::uint64_t at = p * g.slots_per_page + s;
@@ -66,37 +59,28 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
       STRATA_RETURN_IF_ERROR(source(placement[at], &ids));
       STRATA_RETURN_IF_ERROR(page.Put(s, placement[at], ids));
     }
-    SealSector(sector_span, FileKind::kEdgePages, 1 + p);
-    STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+    STRATA_RETURN_IF_ERROR(writer.AppendSector());
   }
-  const std::uint64_t size = writer.size();
-  STRATA_RETURN_IF_ERROR(writer.Commit());
-  return size;
+  return writer.Commit();
 }
 
 Result<EdgeFile> EdgeFile::Open(const std::string& path) {
   EdgeFile f;
-  STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
   FileHeader header;
   std::string fields;
-  std::uint64_t size = 0;
-  STRATA_RETURN_IF_ERROR(ReadHeaderSector(f.file_, FileKind::kEdgePages, kEdgeFileVersion, path,
-                                          &header, &fields, &size));
-  if (fields.size() != kFieldsSize) {
-    return Status::Corruption(path + ": edge file header fields of " +
-                              std::to_string(fields.size()) + " bytes");
-  }
+  STRATA_RETURN_IF_ERROR(OpenFixedSectorFile(path, FileKind::kEdgePages, kEdgeFileVersion,
+                                             kFieldsSize, &f.file_, &header, &fields));
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   auto geometry = EdgePageGeometry::ForCapacity(GetU32(p));
   if (!geometry.ok()) return Status::Corruption(path + ": " + geometry.status().message());
   f.geometry_ = *geometry;
   f.num_vertices_ = GetU64(p + 8);
   f.num_pages_ = GetU64(p + 16);
-  if (header.num_sectors != 1 + f.num_pages_ || size != header.num_sectors * kSector ||
+  if (header.num_sectors != 1 + f.num_pages_ ||
       f.num_vertices_ > f.num_pages_ * f.geometry_.slots_per_page) {
-    return Status::Corruption(path + ": file size " + std::to_string(size) +
-                              " does not match its header (" + std::to_string(f.num_pages_) +
-                              " pages, " + std::to_string(f.num_vertices_) + " vertices)");
+    return Status::Corruption(path + ": " + std::to_string(header.num_sectors) + " sectors hold " +
+                              std::to_string(f.num_pages_) + " pages, " +
+                              std::to_string(f.num_vertices_) + " vertices");
   }
   return f;
 }

@@ -8,18 +8,16 @@ namespace strata::format {
 
 Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLayout& layout,
                                          const NodeSource& source) {
-  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
-                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
-  AlignedBuffer sector(kSector);
-  auto sector_span = std::span<std::byte, kSector>(sector.data(), kSector);
   FileHeader header;
   header.kind = FileKind::kGraphNodes;
   header.version = kGraphLayoutVersion;
   header.num_sectors = 1 + layout.data_sectors();
   const std::string fields = layout.EncodeFields();
-  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(
-      header, std::as_bytes(std::span<const char>(fields.data(), fields.size())), sector_span));
-  STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+  STRATA_ASSIGN_OR_RETURN(
+      SectorFileWriter writer,
+      SectorFileWriter::Create(path, header,
+                               std::as_bytes(std::span<const char>(fields.data(), fields.size()))));
+  const std::span<std::byte, kSector> sector = writer.sector();
 
   std::vector<std::byte> vec(layout.vector_bytes);
   std::vector<std::byte> record(layout.record_bytes);
@@ -35,13 +33,6 @@ Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLay
     return EncodeRecord(layout, vec, content.neighbours, record, content.external_id,
                         content.codes);
   };
-  auto flush = [&](std::uint64_t sector_index) -> Status {
-    SealSector(sector_span, FileKind::kGraphNodes, sector_index);
-    STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
-    std::memset(sector.data(), 0, kSector);
-    return Status::OK();
-  };
-  std::memset(sector.data(), 0, kSector);
   if (layout.records_per_sector > 0) {
     for (std::uint64_t s = 0; s < layout.data_sectors(); ++s) {
       for (std::uint32_t slot = 0; slot < layout.records_per_sector; ++slot) {
@@ -50,23 +41,20 @@ Result<std::uint64_t> WriteGraphNodeFile(const std::string& path, const GraphLay
         STRATA_RETURN_IF_ERROR(encode(node));
         std::memcpy(sector.data() + slot * layout.record_bytes, record.data(), record.size());
       }
-      STRATA_RETURN_IF_ERROR(flush(1 + s));
+      STRATA_RETURN_IF_ERROR(writer.AppendSector());
     }
   } else {
     for (std::uint64_t node = 0; node < layout.num_slots; ++node) {
       STRATA_RETURN_IF_ERROR(encode(node));
-      const std::uint64_t first = layout.Locate(node).sector;
       for (std::uint32_t s = 0; s < layout.sectors_per_record; ++s) {
         const std::size_t begin = static_cast<std::size_t>(s) * kSectorPayload;
         const std::size_t n = std::min<std::size_t>(kSectorPayload, record.size() - begin);
         std::memcpy(sector.data(), record.data() + begin, n);
-        STRATA_RETURN_IF_ERROR(flush(first + s));
+        STRATA_RETURN_IF_ERROR(writer.AppendSector());  // sectors follow slot order
       }
     }
   }
-  const std::uint64_t size = writer.size();
-  STRATA_RETURN_IF_ERROR(writer.Commit());
-  return size;
+  return writer.Commit();
 }
 
 Result<GraphNodeFile> GraphNodeFile::Open(const std::string& path) {

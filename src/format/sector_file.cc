@@ -96,4 +96,52 @@ Status VerifySector(std::span<const std::byte, kSector> sector, FileKind kind,
   return Status::OK();
 }
 
+Result<SectorFileWriter> SectorFileWriter::Create(const std::string& path,
+                                                  const FileHeader& header,
+                                                  std::span<const std::byte> fields) {
+  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
+                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
+  SectorFileWriter w(std::move(writer), header.kind, header.num_sectors);
+  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(header, fields, w.sector()));
+  STRATA_RETURN_IF_ERROR(w.writer_.Append(w.sector()));
+  std::memset(w.buffer_.data(), 0, kSector);
+  return w;
+}
+
+Status SectorFileWriter::AppendSector() {
+  SealSector(sector(), kind_, next_++);
+  STRATA_RETURN_IF_ERROR(writer_.Append(sector()));
+  std::memset(buffer_.data(), 0, kSector);
+  return Status::OK();
+}
+
+Result<std::uint64_t> SectorFileWriter::Commit() {
+  if (next_ != num_sectors_) {
+    return Status::InvalidArgument("sector file: " + std::to_string(next_) +
+                                   " sectors written, the header says " +
+                                   std::to_string(num_sectors_));
+  }
+  const std::uint64_t size = writer_.size();
+  STRATA_RETURN_IF_ERROR(writer_.Commit());
+  return size;
+}
+
+Status OpenFixedSectorFile(const std::string& path, FileKind kind, std::uint32_t max_version,
+                           std::size_t fields_size, DirectFile* file, FileHeader* header,
+                           std::string* fields) {
+  STRATA_ASSIGN_OR_RETURN(*file, DirectFile::Open(path));
+  std::uint64_t size = 0;
+  STRATA_RETURN_IF_ERROR(ReadHeaderSector(*file, kind, max_version, path, header, fields, &size));
+  if (fields->size() != fields_size) {
+    return Status::Corruption(path + ": header fields of " + std::to_string(fields->size()) +
+                              " bytes, expected " + std::to_string(fields_size));
+  }
+  if (size != header->num_sectors * kSector) {
+    return Status::Corruption(path + ": file size " + std::to_string(size) +
+                              " does not match its header (" +
+                              std::to_string(header->num_sectors) + " sectors)");
+  }
+  return Status::OK();
+}
+
 }  // namespace strata::format

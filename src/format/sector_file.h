@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 
+#include "base/aligned_buffer.h"
 #include "strata/io.h"
 #include "strata/result.h"
 #include "strata/status.h"
@@ -80,6 +81,39 @@ void SealSector(std::span<std::byte, kSector> sector, FileKind kind, std::uint64
 // file and sector on a mismatch.
 Status VerifySector(std::span<const std::byte, kSector> sector, FileKind kind,
                     std::uint64_t sector_index, const std::string& path);
+
+// Writes a sector file front to back, atomically (temporary file, fsync,
+// rename at Commit): the header, then each payload sector filled in
+// sector() and sealed by AppendSector with the next sector number.
+class SectorFileWriter {
+ public:
+  static Result<SectorFileWriter> Create(const std::string& path, const FileHeader& header,
+                                         std::span<const std::byte> fields);
+  // The next payload sector, zeroed after each AppendSector.
+  std::span<std::byte, kSector> sector() {
+    return std::span<std::byte, kSector>(buffer_.data(), kSector);
+  }
+  Status AppendSector();
+  // InvalidArgument (and no file) when the sectors appended are not the
+  // header's; else the file's size in bytes.
+  Result<std::uint64_t> Commit();
+
+ private:
+  SectorFileWriter(AtomicFileWriter writer, FileKind kind, std::uint64_t num_sectors)
+      : writer_(std::move(writer)), buffer_(kSector), kind_(kind), num_sectors_(num_sectors) {}
+  AtomicFileWriter writer_;
+  AlignedBuffer buffer_;
+  FileKind kind_;
+  std::uint64_t num_sectors_;
+  std::uint64_t next_ = 1;
+};
+
+// Opens a sector file whose kind-specific header fields have a fixed size:
+// its header checked (ReadHeaderSector) and its size against the header's
+// sector count. Corruption / NotSupported with `path` in the message.
+Status OpenFixedSectorFile(const std::string& path, FileKind kind, std::uint32_t max_version,
+                           std::size_t fields_size, DirectFile* file, FileHeader* header,
+                           std::string* fields);
 
 }  // namespace strata::format
 

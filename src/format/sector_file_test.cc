@@ -1,6 +1,7 @@
 #include "format/sector_file.h"
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -53,6 +54,48 @@ TEST(SectorFile, TrailerDetectsDamageAndMisplacement) {
   Status s = VerifySector(sector, FileKind::kGraphNodes, 5, "idx/graph.nodes");
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_NE(s.message().find("sector 5"), std::string::npos);
+}
+
+TEST(SectorFile, WriterSealsInOrderAndChecksTheCount) {
+  testutil::ScratchDir dir;
+  FileHeader header;
+  header.kind = FileKind::kVectors;
+  header.version = 3;
+  header.num_sectors = 3;
+  const std::byte fields[4] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+  auto w = SectorFileWriter::Create(dir.File("ok"), header, fields);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (int s = 1; s <= 2; ++s) {
+    w->sector()[0] = static_cast<std::byte>(s);
+    ASSERT_TRUE(w->AppendSector().ok());
+    EXPECT_EQ(w->sector()[0], std::byte{0}) << "the next sector starts zeroed";
+  }
+  auto size = w->Commit();
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  EXPECT_EQ(*size, 3 * kSector);
+  DirectFile file;
+  FileHeader read;
+  std::string got;
+  ASSERT_TRUE(OpenFixedSectorFile(dir.File("ok"), FileKind::kVectors, 3, 4, &file, &read, &got).ok());
+  EXPECT_EQ(read.num_sectors, 3u);
+  EXPECT_EQ(got, std::string("\x01\x02\x03\x04"));
+  AlignedBuffer buffer(kSector);
+  auto sector = std::span<std::byte, kSector>(buffer.data(), kSector);
+  for (std::uint64_t s = 1; s <= 2; ++s) {
+    ASSERT_TRUE(file.ReadAt(s * kSector, sector).ok());
+    EXPECT_TRUE(VerifySector(sector, FileKind::kVectors, s, "ok").ok());
+    EXPECT_EQ(sector[0], static_cast<std::byte>(s));
+  }
+  EXPECT_TRUE(OpenFixedSectorFile(dir.File("ok"), FileKind::kVectors, 3, 8, &file, &read, &got)
+                  .IsCorruption());
+  EXPECT_FALSE(
+      OpenFixedSectorFile(dir.File("ok"), FileKind::kEdgePages, 3, 4, &file, &read, &got).ok());
+  // One sector short of the header: refused, and no file is left.
+  auto short_w = SectorFileWriter::Create(dir.File("short"), header, fields);
+  ASSERT_TRUE(short_w.ok());
+  ASSERT_TRUE(short_w->AppendSector().ok());
+  EXPECT_TRUE(short_w->Commit().status().IsInvalidArgument());
+  EXPECT_FALSE(std::filesystem::exists(dir.File("short")));
 }
 
 TEST(BlobFile, RoundTripAndCorruption) {

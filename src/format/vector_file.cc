@@ -1,9 +1,5 @@
 #include "format/vector_file.h"
 
-#include <cstring>
-#include <vector>
-
-#include "base/aligned_buffer.h"
 #include "format/le_coding.h"
 
 namespace strata::format {
@@ -34,10 +30,6 @@ Result<std::uint64_t> WriteVectorFile(const std::string& path, const VectorFileL
                                       const VectorSource& source) {
   STRATA_ASSIGN_OR_RETURN(VectorFileLayout l,
                           VectorFileLayout::Make(layout.dim, layout.element_type, layout.num_slots));
-  STRATA_ASSIGN_OR_RETURN(AtomicFileWriter writer,
-                          AtomicFileWriter::Create(path, {.buffer_size = 4u << 20}));
-  AlignedBuffer sector(kSector);
-  auto sector_span = std::span<std::byte, kSector>(sector.data(), kSector);
   FileHeader header;
   header.kind = FileKind::kVectors;
   header.version = kVectorFileVersion;
@@ -46,36 +38,24 @@ Result<std::uint64_t> WriteVectorFile(const std::string& path, const VectorFileL
   PutU32(fields, l.dim);
   fields[4] = static_cast<std::byte>(l.element_type);
   PutU64(fields + 8, l.num_slots);
-  STRATA_RETURN_IF_ERROR(EncodeHeaderSector(header, fields, sector_span));
-  STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+  STRATA_ASSIGN_OR_RETURN(SectorFileWriter writer, SectorFileWriter::Create(path, header, fields));
   for (std::uint64_t s = 0; s < l.data_sectors(); ++s) {
-    std::memset(sector.data(), 0, kSector);
     for (std::uint32_t i = 0; i < l.vectors_per_sector; ++i) {
       const std::uint64_t slot = s * l.vectors_per_sector + i;
       if (slot >= l.num_slots) break;
-      STRATA_RETURN_IF_ERROR(
-          source(slot, std::span<std::byte>(sector.data() + l.OffsetOf(slot), l.vector_bytes)));
+      STRATA_RETURN_IF_ERROR(source(slot, writer.sector().subspan(l.OffsetOf(slot), l.vector_bytes)));
     }
-    SealSector(sector_span, FileKind::kVectors, 1 + s);
-    STRATA_RETURN_IF_ERROR(writer.Append(std::span<const std::byte>(sector.data(), kSector)));
+    STRATA_RETURN_IF_ERROR(writer.AppendSector());
   }
-  const std::uint64_t size = writer.size();
-  STRATA_RETURN_IF_ERROR(writer.Commit());
-  return size;
+  return writer.Commit();
 }
 
 Result<VectorFile> VectorFile::Open(const std::string& path) {
   VectorFile f;
-  STRATA_ASSIGN_OR_RETURN(f.file_, DirectFile::Open(path));
   FileHeader header;
   std::string fields;
-  std::uint64_t size = 0;
-  STRATA_RETURN_IF_ERROR(ReadHeaderSector(f.file_, FileKind::kVectors, kVectorFileVersion, path,
-                                          &header, &fields, &size));
-  if (fields.size() != kFieldsSize) {
-    return Status::Corruption(path + ": vector file header fields of " +
-                              std::to_string(fields.size()) + " bytes");
-  }
+  STRATA_RETURN_IF_ERROR(OpenFixedSectorFile(path, FileKind::kVectors, kVectorFileVersion,
+                                             kFieldsSize, &f.file_, &header, &fields));
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   const auto type = static_cast<ElementType>(std::to_integer<std::uint8_t>(p[4]));
   if (ElementTypeName(type) == "unknown") {
@@ -85,10 +65,9 @@ Result<VectorFile> VectorFile::Open(const std::string& path) {
   auto layout = VectorFileLayout::Make(GetU32(p), type, GetU64(p + 8));
   if (!layout.ok()) return Status::Corruption(path + ": " + layout.status().message());
   f.layout_ = *layout;
-  if (header.num_sectors != 1 + f.layout_.data_sectors() || size != header.num_sectors * kSector) {
-    return Status::Corruption(path + ": file size " + std::to_string(size) +
-                              " does not match its header (" +
-                              std::to_string(header.num_sectors) + " sectors)");
+  if (header.num_sectors != 1 + f.layout_.data_sectors()) {
+    return Status::Corruption(path + ": " + std::to_string(header.num_sectors) +
+                              " sectors for " + std::to_string(f.layout_.num_slots) + " slots");
   }
   return f;
 }
