@@ -1,0 +1,99 @@
+#include "index/decoupled_layout.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "base/aligned_buffer.h"
+#include "format/edge_file.h"
+#include "format/graph_node_file.h"
+#include "format/vector_file.h"
+#include "index/index_files.h"
+
+namespace strata {
+namespace {
+
+// Reads a node file's records in ascending slot order through one buffer of
+// consecutive sectors.
+class NodeCursor {
+ public:
+  explicit NodeCursor(const format::GraphNodeFile& file)
+      : file_(file), chunk_(kChunkSectors * format::kSector) {}
+
+  Status Get(std::uint64_t slot, format::NodeRecordView* out) {
+    const format::RecordLocation loc = file_.layout().Locate(slot);
+    if (loc.sector < first_ || loc.sector + loc.sectors > first_ + count_) {
+      const std::uint64_t end = 1 + file_.layout().data_sectors();
+      first_ = loc.sector;
+      count_ = std::min<std::uint64_t>(std::max<std::uint64_t>(kChunkSectors, loc.sectors),
+                                       end - first_);
+      if (count_ * format::kSector > chunk_.size()) chunk_ = AlignedBuffer(count_ * format::kSector);
+      STRATA_RETURN_IF_ERROR(file_.ReadSectors(
+          first_, count_, std::span<std::byte>(chunk_.data(), count_ * format::kSector)));
+    }
+    const std::span<const std::byte> sectors(
+        chunk_.data() + (loc.sector - first_) * format::kSector, loc.sectors * format::kSector);
+    // ReadSectors verified the trailers; decode only.
+    return format::DecodeRecord(file_.layout(), slot, loc, sectors, &scratch_, out);
+  }
+
+ private:
+  static constexpr std::uint64_t kChunkSectors = 1024;  // 4 MiB
+  const format::GraphNodeFile& file_;
+  AlignedBuffer chunk_;
+  std::uint64_t first_ = 0;
+  std::uint64_t count_ = 0;
+  std::vector<std::byte> scratch_;
+};
+
+}  // namespace
+
+Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
+                                                   const std::string& out_dir) {
+  STRATA_ASSIGN_OR_RETURN(format::GraphNodeFile nodes,
+                          format::GraphNodeFile::Open(index_dir + "/" + kGraphNodesFile));
+  const format::GraphLayout& layout = nodes.layout();
+  if (layout.num_slots >= format::kNoVertex) {
+    return Status::NotSupported(nodes.path() + ": more than 2^32 - 1 slots");
+  }
+  DecoupledLayoutReport report;
+  report.vertices = layout.num_slots;
+  std::vector<std::uint32_t> placement(layout.num_slots);
+  for (std::uint32_t v = 0; v < placement.size(); ++v) placement[v] = v;
+
+  format::NodeRecordView record;
+  {
+    NodeCursor cursor(nodes);
+    auto lists = [&](std::uint32_t vertex, std::vector<std::uint32_t>* ids) -> Status {
+      STRATA_RETURN_IF_ERROR(cursor.Get(vertex, &record));
+      if (record.external_id == kInvalidVectorId) return Status::OK();  // empty slot
+      for (std::uint32_t i = 0; i < record.degree; ++i) {
+        ids->push_back(static_cast<std::uint32_t>(record.neighbour(i)));
+      }
+      return Status::OK();
+    };
+    STRATA_ASSIGN_OR_RETURN(
+        report.edge_bytes,
+        format::WriteEdgeFile(out_dir + "/graph.edges",
+                              format::EdgePageGeometry::CapacityForDegree(layout.max_degree),
+                              layout.num_slots, placement, lists));
+  }
+  {
+    NodeCursor cursor(nodes);
+    STRATA_ASSIGN_OR_RETURN(
+        format::VectorFileLayout vl,
+        format::VectorFileLayout::Make(layout.dim, layout.element_type, layout.num_slots));
+    auto vectors = [&](std::uint64_t slot, std::span<std::byte> out) -> Status {
+      STRATA_RETURN_IF_ERROR(cursor.Get(slot, &record));
+      if (record.external_id == kInvalidVectorId) return Status::OK();  // zeros
+      std::memcpy(out.data(), record.vector.data(), out.size());
+      return Status::OK();
+    };
+    STRATA_ASSIGN_OR_RETURN(report.vector_bytes,
+                            format::WriteVectorFile(out_dir + "/graph.vectors", vl, vectors));
+  }
+  report.edge_pages = report.edge_bytes / format::kSector - 1;
+  return report;
+}
+
+}  // namespace strata
