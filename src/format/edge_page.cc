@@ -65,7 +65,7 @@ Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
   PutU32(p, vertex);
   PutU16(p + 4, static_cast<std::uint16_t>(ids.size()));
   PutU16(p + 6, 0);
-  std::memcpy(p + kEdgeSlotHeader, ids.data(), ids.size() * 4);
+  if (!ids.empty()) std::memcpy(p + kEdgeSlotHeader, ids.data(), ids.size() * 4);  // data() may be null
   std::memset(p + kEdgeSlotHeader + ids.size() * 4, 0, (g_.capacity - ids.size()) * 4);
   return Status::OK();
 }
