@@ -111,6 +111,33 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
                                          const GraphBuildOptions& options,
                                          const BuildProgress& progress = nullptr);
 
+// The decoupled layout of a built graph index (NAVIS's locality-driven
+// decoupling; Sun et al., "NAVIS: Concurrent Search and Update with Low
+// Position-Seeking Overhead in On-SSD Graph-Based Vector Search"): its node
+// file split into an edge file (edge lists only, ceil(1.3 R) ids of room per
+// list, many lists to a 4 KiB page) and a vector file (full vectors in fixed
+// slots), so that a search reads small edge pages to walk and vectors only
+// to re-rank, and updates can rewrite edge lists out of place without the
+// vectors beside them. Searched with OpenOptions::decoupled_dir.
+//
+// Vertices are the node file's slots and a vertex's vector slot is its
+// vertex number. Edge pages take the vertices in slot order: a page-shuffled
+// node file's page mates stay together, a packed one's rows stay in row
+// order. Empty slots of a shuffled file keep their number with an empty
+// list and a zero vector.
+struct DecoupledLayoutReport {
+  std::uint64_t vertices = 0;
+  std::uint64_t edge_pages = 0;
+  std::uint64_t edge_bytes = 0;    // the edge file's size
+  std::uint64_t vector_bytes = 0;  // the vector file's size
+};
+
+// Writes `out_dir`/graph.edges and `out_dir`/graph.vectors from the graph
+// index in `index_dir`, reading its node file sequentially (RAM: one chunk of
+// sectors). Each file is written atomically. Errors name the file.
+Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
+                                                   const std::string& out_dir);
+
 class GraphIndex : public Index {
  public:
   // Opens a graph index. NotFound if `dir` holds no index; InvalidArgument if

@@ -54,6 +54,11 @@ struct OpenOptions {
   // Graph indexes built all-in-storage: keep the PQ codes in one RAM array
   // anyway (DefraDB's DISKANN opt-in) instead of reading them from the records.
   bool resident_codes = false;
+  // Graph indexes: search the decoupled layout (edge lists and vectors in
+  // files of their own) written from this index into this directory
+  // (WriteDecoupledLayout, `strata decouple`) instead of the node file. The
+  // codes must be in RAM; not with a node cache. Empty: the node file.
+  std::string decoupled_dir;
 };
 
 // One thread's handle for searching an index: owns its I/O queue and buffers.

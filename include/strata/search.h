@@ -75,6 +75,14 @@ struct SearchParams {
   // Pipeline: keep up to beam_width reads in flight and issue the next read
   // as soon as any completes, instead of waiting for the whole round.
   bool pipelined = false;
+  // Decoupled graph layouts (OpenOptions::decoupled_dir): the walk reads
+  // edge pages only, and full vectors are read afterwards to re-rank, in
+  // code order, `rerank_group` at a time, until a group leaves the exact
+  // top-k unchanged (NAVIS's speculative re-ranking; Sun et al., "NAVIS:
+  // Concurrent Search and Update with Low Position-Seeking Overhead in
+  // On-SSD Graph-Based Vector Search"). 0: re-rank the whole candidate list.
+  static constexpr std::uint32_t kMaxRerankGroup = 64;
+  std::uint32_t rerank_group = 8;
 
   // IVF: clusters probed per query (0 = the index's default).
   std::uint32_t nprobe = 0;

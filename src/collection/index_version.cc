@@ -197,7 +197,7 @@ Result<IndexVersion::PooledSearcher> IndexVersion::Acquire(const SearchParams& p
   max.beam_width = std::max(want, kPoolWidth);
   max.inflight = std::max(want, kPoolWidth);
   STRATA_ASSIGN_OR_RETURN(auto searcher, index_->NewSearcher(max));
-  return PooledSearcher{std::move(searcher), std::max(want, kPoolWidth)};
+  return PooledSearcher{std::move(searcher), std::max(want, kPoolWidth), {}};
 }
 
 void IndexVersion::Release(PooledSearcher s) const {

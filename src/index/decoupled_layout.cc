@@ -1,4 +1,4 @@
-#include "index/decoupled_layout.h"
+#include "strata/graph_index.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // The decoupled layout written from built graph indexes (packed and
 // page-shuffled): every vertex's edge list and vector equal its node
 // record's, found through the indirection table the edge file rebuilds.
-#include "index/decoupled_layout.h"
+#include "strata/graph_index.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <string>
 
 #include "base/aligned_buffer.h"
@@ -12,6 +13,7 @@
 #include "format/manifest.h"
 #include "index/index_files.h"
 #include "index/node_cache_loader.h"
+#include "search/decoupled_search.h"
 #include "search/graph_search.h"
 #include "strata/graph_index.h"
 
@@ -19,6 +21,7 @@ namespace strata {
 
 struct GraphIndex::Impl {
   search::GraphIndexData data;
+  std::optional<search::DecoupledGraphData> decoupled;  // OpenOptions::decoupled_dir
   format::Manifest manifest;
   OpenOptions options;
 };
@@ -42,6 +45,49 @@ class GraphSearcher final : public Searcher {
   std::shared_ptr<const void> keep_alive_;  // destroyed after context_
   std::unique_ptr<search::GraphSearchContext> context_;
 };
+
+// The decoupled layout's Searcher.
+class DecoupledSearcher final : public Searcher {
+ public:
+  DecoupledSearcher(std::shared_ptr<const void> keep_alive,
+                    std::unique_ptr<search::DecoupledSearchContext> context)
+      : keep_alive_(std::move(keep_alive)), context_(std::move(context)) {}
+  Status Search(std::span<const float> query, const SearchParams& params,
+                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
+    return context_->Search(query, params, ids, distances, stats);
+  }
+  std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
+
+ private:
+  std::shared_ptr<const void> keep_alive_;  // destroyed after context_
+  std::unique_ptr<search::DecoupledSearchContext> context_;
+};
+
+// Opens OpenOptions::decoupled_dir's layout for `d` (whose rows it maps
+// through row_of_slot, built here for page-shuffled indexes).
+Status OpenDecoupled(const std::string& dir, const OpenOptions& options, search::GraphIndexData* d,
+                     std::optional<search::DecoupledGraphData>* out) {
+  if (!d->resident_codes()) {
+    return Status::InvalidArgument(dir + ": the decoupled layout needs the PQ codes in RAM "
+                                   "(--resident-codes for all-in-storage indexes)");
+  }
+  if (options.cache_nodes != 0 || options.cache_mib != 0) {
+    return Status::InvalidArgument("the node cache serves the node file, not the decoupled layout");
+  }
+  if (!d->rows_mappable()) {
+    return Status::NotSupported(dir + ": its slots cannot be mapped to rows");
+  }
+  if (!d->slot_of_row.empty() && d->row_of_slot.empty()) {
+    d->row_of_slot.assign(d->num_slots(), Index::kNoLabelStart);
+    for (std::size_t r = 0; r < d->slot_of_row.size(); ++r) {
+      d->row_of_slot[d->slot_of_row[r]] = static_cast<std::uint32_t>(r);
+    }
+  }
+  STRATA_ASSIGN_OR_RETURN(search::DecoupledGraphData layout,
+                          search::DecoupledGraphData::Open(options.decoupled_dir, *d));
+  out->emplace(std::move(layout));
+  return Status::OK();
+}
 
 // Reads kLabelStartsFile into d->label_start_rows and, for page-shuffled
 // layouts, builds d->row_of_slot (needs slot_of_row loaded first).
@@ -169,6 +215,9 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
       std::any_of(m.files.begin(), m.files.end(),
                   [](const format::ManifestFile& f) { return f.name == kLabelStartsFile; });
   if (has_label_starts) STRATA_RETURN_IF_ERROR(LoadLabelStarts(dir, &d));
+  if (!options.decoupled_dir.empty()) {
+    STRATA_RETURN_IF_ERROR(OpenDecoupled(dir, options, &d, &impl->decoupled));
+  }
   STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
 }
@@ -183,9 +232,12 @@ ElementType GraphIndex::element_type() const { return impl_->data.nodes.layout()
 std::uint64_t GraphIndex::num_vectors() const { return impl_->data.num_nodes(); }
 std::uint64_t GraphIndex::cached_nodes() const { return impl_->data.cache.size(); }
 bool GraphIndex::ranks_restricted() const {
-  return impl_->data.resident_codes() && impl_->data.rows_mappable();
+  // The decoupled search always walks (SearchParams::restrict_to unused).
+  return !impl_->decoupled && impl_->data.resident_codes() && impl_->data.rows_mappable();
 }
-std::size_t GraphIndex::memory_bytes() const { return impl_->data.MemoryBytes(); }
+std::size_t GraphIndex::memory_bytes() const {
+  return impl_->data.MemoryBytes() + (impl_->decoupled ? impl_->decoupled->MemoryBytes() : 0);
+}
 
 std::string GraphIndex::Describe() const {
   const format::GraphLayout& l = impl_->data.nodes.layout();
@@ -210,11 +262,28 @@ std::string GraphIndex::Describe() const {
                     (1 << 20),
                 static_cast<double>(d.cache.MemoryBytes()) / (1 << 20));
   s += ram;
+  if (impl_->decoupled) {
+    const search::DecoupledGraphData& dl = *impl_->decoupled;
+    std::snprintf(ram, sizeof ram,
+                  "; decoupled: %llu edge pages (%u lists/page), vectors %u/sector, "
+                  "indirection %.1f MiB",
+                  static_cast<unsigned long long>(dl.edges.num_pages()),
+                  dl.edges.geometry().slots_per_page, dl.vectors.layout().vectors_per_sector,
+                  static_cast<double>(dl.MemoryBytes()) / (1 << 20));
+    s += ram;
+  }
   return s;
 }
 
 std::uint64_t GraphIndex::disk_bytes() const {
   std::uint64_t total = 0;
+  if (impl_->decoupled) {
+    // Searches read the decoupled files and the codes, not the node file.
+    for (const format::ManifestFile& f : impl_->manifest.files) {
+      if (f.name != kGraphNodesFile) total += f.bytes;
+    }
+    return total + impl_->decoupled->DiskBytes();
+  }
   for (const format::ManifestFile& f : impl_->manifest.files) total += f.bytes;
   return total;
 }
@@ -227,6 +296,11 @@ Result<std::unique_ptr<Searcher>> GraphIndex::NewSearcher(const SearchParams& ma
   IoQueueOptions io;
   io.engine = impl_->options.io_engine;
   io.queue_depth = std::max<std::uint32_t>(max_beam_width, 8);
+  if (impl_->decoupled) {
+    STRATA_ASSIGN_OR_RETURN(auto context, search::DecoupledSearchContext::Create(
+                                              impl_->data, *impl_->decoupled, io, max_beam_width));
+    return std::unique_ptr<Searcher>(new DecoupledSearcher(impl_, std::move(context)));
+  }
   STRATA_ASSIGN_OR_RETURN(auto context,
                           search::GraphSearchContext::Create(impl_->data, io, max_beam_width));
   return std::unique_ptr<Searcher>(new GraphSearcher(impl_, std::move(context)));

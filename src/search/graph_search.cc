@@ -8,6 +8,7 @@
 
 #include "base/timer.h"
 #include "quant/pq/pq_adc.h"
+#include "search/graph_query.h"
 
 namespace strata::search {
 
@@ -68,32 +69,12 @@ Result<std::unique_ptr<GraphSearchContext>> GraphSearchContext::Create(
 Status GraphSearchContext::Prepare(std::span<const float> query, const SearchParams& params,
                                    QueryStats* stats) {
   *stats = QueryStats{};
-  STRATA_RETURN_IF_ERROR(params.Validate());
-  if (params.list_size < params.k) {
-    return Status::InvalidArgument("L (" + std::to_string(params.list_size) +
-                                   ") must be at least k (" + std::to_string(params.k) + ")");
-  }
-  if (query.size() != index_.dim()) {
-    return Status::InvalidArgument("query has dimension " + std::to_string(query.size()) +
-                                   ", the index " + std::to_string(index_.dim()));
-  }
+  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, &query_, &table_));
   if (params.beam_width > max_beam_width_) {
     return Status::InvalidArgument("beam width " + std::to_string(params.beam_width) +
                                    " exceeds this context's maximum " +
                                    std::to_string(max_beam_width_));
   }
-  for (float v : query) {
-    if (!std::isfinite(v)) return Status::InvalidArgument("query contains NaN or Inf");
-  }
-  std::copy(query.begin(), query.end(), query_.begin());
-  if (index_.metric == Metric::kCosine && !kernels::NormalizeInPlace(query_.data(), query_.size())) {
-    return Status::InvalidArgument("zero query vector has no cosine distance");
-  }
-  // Under cosine the codes are of unit vectors and the query is normalised:
-  // L2 tables rank exactly as cosine would (||q - x||^2 = 2 - 2 cos), and
-  // suit codes trained centred.
-  const Metric table_metric = index_.metric == Metric::kCosine ? Metric::kL2 : index_.metric;
-  STRATA_RETURN_IF_ERROR(index_.pq.ComputeDistanceTable(query_.data(), table_metric, &table_));
   list_.Reset(params.list_size);
   offered_.Clear();
   expanded_.Clear();

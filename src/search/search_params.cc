@@ -56,6 +56,10 @@ Status SearchParams::Validate() const {
     return Status::InvalidArgument("beam width must be in 1..128");
   }
   if (min_beam_width == 0) return Status::InvalidArgument("min beam width must be at least 1");
+  if (rerank_group > kMaxRerankGroup) {
+    return Status::InvalidArgument("rerank group must be at most " +
+                                   std::to_string(kMaxRerankGroup));
+  }
   if (inflight > 256) return Status::InvalidArgument("inflight must be at most 256");
   if (!(drain_alpha > 0.0f && drain_alpha <= 1.0f)) {
     return Status::InvalidArgument("drain alpha must be in (0, 1]");

@@ -23,6 +23,7 @@ void AddRecallCommand(CLI::App& root, CommandAction* action);
 void AddInfoCommand(CLI::App& root, CommandAction* action);
 void AddIobenchCommand(CLI::App& root, CommandAction* action);
 void AddBuildCommand(CLI::App& root, CommandAction* action);
+void AddDecoupleCommand(CLI::App& root, CommandAction* action);
 void AddSearchCommand(CLI::App& root, CommandAction* action);
 void AddBenchCommand(CLI::App& root, CommandAction* action);
 void AddCollectionCommand(CLI::App& root, CommandAction* action);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   strata::cli::AddInfoCommand(app, &action);
   strata::cli::AddIobenchCommand(app, &action);
   strata::cli::AddBuildCommand(app, &action);
+  strata::cli::AddDecoupleCommand(app, &action);
   strata::cli::AddSearchCommand(app, &action);
   strata::cli::AddBenchCommand(app, &action);
   strata::cli::AddCollectionCommand(app, &action);

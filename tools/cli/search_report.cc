@@ -25,6 +25,10 @@ void AddGraphSearchFlags(CLI::App* cmd, GraphSearchFlags* f) {
   cmd->add_option("--min-beamwidth", f->min_beam_width, "Graph: starting width of dynamic width");
   cmd->add_option("--pipelined", f->pipelined,
                   "Graph: issue reads as soon as any completes (PipeANN)");
+  cmd->add_option("--rerank-group", f->rerank_group,
+                  "Graph, decoupled layout: vectors re-ranked per group until one leaves the "
+                  "top-k unchanged (0 = re-rank the whole list)")
+      ->check(CLI::Range(0u, SearchParams::kMaxRerankGroup));
 }
 
 Status ApplyGraphSearchFlags(const GraphSearchFlags& f, SearchParams* p) {
@@ -35,6 +39,7 @@ Status ApplyGraphSearchFlags(const GraphSearchFlags& f, SearchParams* p) {
   if (f.dynamic_width) p->dynamic_width = *f.dynamic_width;
   if (f.min_beam_width) p->min_beam_width = *f.min_beam_width;
   if (f.pipelined) p->pipelined = *f.pipelined;
+  if (f.rerank_group) p->rerank_group = *f.rerank_group;
   return Status::OK();
 }
 
@@ -50,6 +55,8 @@ void AddOpenFlags(CLI::App* cmd, OpenFlags* f) {
   cmd->add_flag("--resident-codes", f->resident_codes,
                 "All-in-storage indexes: keep the PQ codes in RAM anyway");
   cmd->add_option("--io-engine", f->engine, "auto, uring, aio or pread")->capture_default_str();
+  cmd->add_option("--decoupled", f->decoupled,
+                  "Graph: search the decoupled layout `strata decouple` wrote in this directory");
 }
 
 Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
@@ -58,6 +65,7 @@ Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
   o.cache_mib = f.cache_mib;
   o.cache_warmup_queries = f.warmup_queries;
   o.resident_codes = f.resident_codes;
+  o.decoupled_dir = f.decoupled;
   if (f.cache_policy == "bfs") {
     o.cache_policy = CachePolicy::kBfs;
   } else if (f.cache_policy == "frequency") {

@@ -29,7 +29,7 @@ struct ReportRow {
 struct GraphSearchFlags {
   std::string profile = "default";
   std::optional<bool> mem_graph, page_search, dynamic_width, pipelined;
-  std::optional<std::uint32_t> mem_graph_L, min_beam_width;
+  std::optional<std::uint32_t> mem_graph_L, min_beam_width, rerank_group;
 };
 void AddGraphSearchFlags(CLI::App* cmd, GraphSearchFlags* flags);
 Status ApplyGraphSearchFlags(const GraphSearchFlags& flags, SearchParams* params);
@@ -42,6 +42,7 @@ struct OpenFlags {
   std::uint32_t warmup_queries = 1000;
   bool resident_codes = false;
   std::string engine = "auto";
+  std::string decoupled;
 };
 void AddOpenFlags(CLI::App* cmd, OpenFlags* flags);
 Result<OpenOptions> ToOpenOptions(const OpenFlags& flags);

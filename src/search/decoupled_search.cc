@@ -1,0 +1,440 @@
+#include "search/decoupled_search.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "base/timer.h"
+#include "quant/pq/pq_adc.h"
+#include "search/graph_query.h"
+#include "search/speculative_rerank.h"
+
+namespace strata::search {
+namespace {
+
+constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
+// Re-rank buffers: two groups of the largest size in flight.
+constexpr std::uint32_t kRerankBuffers = 2 * SearchParams::kMaxRerankGroup;
+
+}  // namespace
+
+Result<DecoupledGraphData> DecoupledGraphData::Open(const std::string& dir,
+                                                    const GraphIndexData& index) {
+  DecoupledGraphData d;
+  STRATA_ASSIGN_OR_RETURN(d.edges, format::EdgeFile::Open(dir + "/graph.edges"));
+  STRATA_ASSIGN_OR_RETURN(d.vectors, format::VectorFile::Open(dir + "/graph.vectors"));
+  if (d.edges.num_vertices() != index.num_slots()) {
+    return Status::Corruption(d.edges.path() + ": " + std::to_string(d.edges.num_vertices()) +
+                              " vertices, the index " + std::to_string(index.num_slots()) +
+                              " slots");
+  }
+  const format::VectorFileLayout& vl = d.vectors.layout();
+  if (vl.num_slots != index.num_slots() || vl.dim != index.dim() ||
+      vl.element_type != index.nodes.layout().element_type) {
+    return Status::Corruption(d.vectors.path() + ": shape does not match the index");
+  }
+  STRATA_ASSIGN_OR_RETURN(d.where, d.edges.ScanLocations());
+  return d;
+}
+
+std::uint64_t DecoupledGraphData::DiskBytes() const {
+  return (1 + edges.num_pages()) * format::kSector +
+         (1 + vectors.layout().data_sectors()) * format::kSector;
+}
+
+// Reads the vectors of re-rank groups from the vector file (a group's
+// vectors that share a sector share its read) and computes their exact
+// distances: the VectorFetcher of speculative re-ranking. Two groups at most
+// in flight, each in its half of the re-rank buffers.
+class DecoupledSearchContext::VectorReader final : public VectorFetcher {
+ public:
+  VectorReader(DecoupledSearchContext* ctx, std::uint32_t first_buffer)
+      : ctx_(*ctx), first_buffer_(first_buffer) {}
+
+  void Reset(QueryStats* stats) {
+    stats_ = stats;
+    submitted_ = collected_ = 0;
+    kept_.clear();
+    kept_sectors_.clear();
+  }
+
+  Status Submit(std::span<const graph::NodeId> ids) override {
+    Group& g = groups_[submitted_ % 2];
+    const std::uint32_t base = first_buffer_ + (submitted_ % 2) * SearchParams::kMaxRerankGroup;
+    g.ids.assign(ids.begin(), ids.end());
+    g.buffer_of.clear();
+    g.buffer_of_sector.clear();
+    g.sectors.clear();
+    g.done = 0;
+    const format::VectorFileLayout& vl = ctx_.layout_.vectors.layout();
+    std::vector<IoRequest*>& batch = batch_;
+    batch.clear();
+    for (graph::NodeId v : ids) {
+      const std::uint64_t sector = vl.SectorOf(v);
+      // A sector an earlier group read is kept for the query: candidates
+      // near the query are graph neighbours, which a page-shuffled order
+      // placed in neighbouring slots, so later groups often share sectors.
+      if (kept_.count(sector) != 0) {
+        g.buffer_of.push_back(kKept);
+        continue;
+      }
+      auto it = std::find(g.sectors.begin(), g.sectors.end(), sector);
+      if (it != g.sectors.end()) {
+        g.buffer_of.push_back(base + static_cast<std::uint32_t>(it - g.sectors.begin()));
+        continue;
+      }
+      const auto b = base + static_cast<std::uint32_t>(g.sectors.size());
+      g.sectors.push_back(sector);
+      g.buffer_of_sector.push_back(b);
+      g.buffer_of.push_back(b);
+      IoRequest& r = ctx_.requests_[b];
+      r = IoRequest{};
+      r.file = ctx_.vector_file_;
+      r.offset = sector * format::kSector;
+      r.length = static_cast<std::uint32_t>(format::kSector);
+      r.buffer = ctx_.buffers_.buffer(b);
+      r.tag = submitted_ % 2;
+      batch.push_back(&r);
+    }
+    STRATA_RETURN_IF_ERROR(ctx_.queue_->Submit(batch));
+    stats_->reads += static_cast<std::uint32_t>(batch.size());
+    stats_->pages_read += static_cast<std::uint32_t>(batch.size());
+    batch.clear();
+    ++submitted_;
+    return Status::OK();
+  }
+
+  Status Collect(std::span<float> distances) override {
+    Group& g = groups_[collected_ % 2];
+    IoRequest* done[kRerankBuffers];
+    const Timer io_timer;
+    while (g.done < g.sectors.size()) {
+      STRATA_ASSIGN_OR_RETURN(std::size_t got,
+                              ctx_.queue_->Wait(std::span<IoRequest*>(done, kRerankBuffers), 1));
+      for (std::size_t i = 0; i < got; ++i) {
+        STRATA_RETURN_IF_ERROR(done[i]->status.WithContext(ctx_.layout_.vectors.path()));
+        ++groups_[done[i]->tag].done;
+      }
+    }
+    stats_->io_wait_us += io_timer.ElapsedMicros();
+    const format::VectorFileLayout& vl = ctx_.layout_.vectors.layout();
+    for (std::size_t s = 0; s < g.sectors.size(); ++s) {  // verified once, then kept
+      const std::byte* buffer = ctx_.buffers_.buffer(g.buffer_of_sector[s]);
+      STRATA_RETURN_IF_ERROR(
+          format::VerifySector(std::span<const std::byte, format::kSector>(buffer, format::kSector),
+                               format::FileKind::kVectors, g.sectors[s],
+                               ctx_.layout_.vectors.path()));
+      kept_.emplace(g.sectors[s], kept_sectors_.size());
+      kept_sectors_.insert(kept_sectors_.end(), buffer, buffer + format::kSector);
+    }
+    for (std::size_t i = 0; i < g.ids.size(); ++i) {
+      const std::uint64_t sector = vl.SectorOf(g.ids[i]);
+      const std::byte* bytes = kept_sectors_.data() + kept_.at(sector) + vl.OffsetOf(g.ids[i]);
+      distances[i] = ctx_.record_distance_(ctx_.query_.data(),
+                                           std::span<const std::byte>(bytes, vl.vector_bytes));
+    }
+    stats_->full_distances += static_cast<std::uint32_t>(g.ids.size());
+    ++collected_;
+    return Status::OK();
+  }
+
+  // Waits for every read still in flight (after an error).
+  void Drain() {
+    IoRequest* done[kRerankBuffers];
+    while (ctx_.queue_->in_flight() > 0) {
+      if (!ctx_.queue_->Wait(std::span<IoRequest*>(done, kRerankBuffers), 1).ok()) break;
+    }
+  }
+
+ private:
+  struct Group {
+    std::vector<graph::NodeId> ids;
+    std::vector<std::uint32_t> buffer_of;  // per id (kKept: read by an earlier group)
+    std::vector<std::uint64_t> sectors;    // distinct sectors read, in read order
+    std::vector<std::uint32_t> buffer_of_sector;
+    std::size_t done = 0;
+  };
+  DecoupledSearchContext& ctx_;
+  std::uint32_t first_buffer_;
+  QueryStats* stats_ = nullptr;
+  static constexpr std::uint32_t kKept = 0xFFFFFFFFu;
+  Group groups_[2];
+  std::vector<IoRequest*> batch_;
+  // Sectors read this query (verified), and where each is in kept_sectors_.
+  std::unordered_map<std::uint64_t, std::size_t> kept_;
+  std::vector<std::byte> kept_sectors_;
+  std::uint64_t submitted_ = 0, collected_ = 0;
+};
+
+DecoupledSearchContext::DecoupledSearchContext(const GraphIndexData& index,
+                                               const DecoupledGraphData& layout)
+    : index_(index),
+      layout_(layout),
+      record_distance_(index.metric, index.nodes.layout().element_type, index.dim(),
+                       index.kernels) {}
+
+DecoupledSearchContext::~DecoupledSearchContext() = default;
+
+Result<std::unique_ptr<DecoupledSearchContext>> DecoupledSearchContext::Create(
+    const GraphIndexData& index, const DecoupledGraphData& layout,
+    const IoQueueOptions& io_options, std::uint32_t max_beam_width) {
+  if (max_beam_width == 0 || max_beam_width > 128) {
+    return Status::InvalidArgument("max beam width must be in 1..128");
+  }
+  if (!index.resident_codes()) {
+    return Status::NotSupported("the decoupled layout is searched with the PQ codes in RAM");
+  }
+  std::unique_ptr<DecoupledSearchContext> ctx(new DecoupledSearchContext(index, layout));
+  IoQueueOptions opts = io_options;
+  opts.queue_depth = std::max(opts.queue_depth, std::max(max_beam_width, kRerankBuffers));
+  STRATA_ASSIGN_OR_RETURN(ctx->queue_, MakeIoQueue(opts));
+  STRATA_ASSIGN_OR_RETURN(ctx->edge_file_, ctx->queue_->AddFile(layout.edges.file()));
+  STRATA_ASSIGN_OR_RETURN(ctx->vector_file_, ctx->queue_->AddFile(layout.vectors.file()));
+  const std::uint32_t buffers = max_beam_width + kRerankBuffers;
+  STRATA_ASSIGN_OR_RETURN(ctx->buffers_, BufferPool::Create(buffers, format::kSector));
+  STRATA_RETURN_IF_ERROR(ctx->queue_->RegisterBuffers(ctx->buffers_.region()));
+  ctx->max_beam_width_ = max_beam_width;
+  ctx->requests_.resize(buffers);
+  if (!index.mem_graph.empty()) ctx->walker_.emplace(index.mem_graph);
+  ctx->vectors_ = std::make_unique<VectorReader>(ctx.get(), max_beam_width);
+  return ctx;
+}
+
+void DecoupledSearchContext::Offer(std::span<const std::uint32_t> vertices, QueryStats* stats) {
+  fresh_.clear();
+  const std::size_t m = index_.pq.code_size();
+  for (std::uint32_t v : vertices) {
+    if (v >= index_.num_slots() || expanded_.Contains(v) || !offered_.Insert(v)) continue;
+    fresh_.push_back(v);
+    // Codes are scattered over num_slots * m bytes: prefetch them all so the
+    // cache misses overlap instead of being paid one after another.
+    __builtin_prefetch(index_.code(v));
+    __builtin_prefetch(index_.code(v) + m - 1);
+  }
+  if (fresh_.empty()) return;
+  fresh_codes_.resize(fresh_.size() * m);
+  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+    std::memcpy(fresh_codes_.data() + i * m, index_.code(fresh_[i]), m);
+  }
+  fresh_dists_.resize(fresh_.size());
+  quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
+  stats->pq_distances += static_cast<std::uint32_t>(fresh_.size());
+  for (std::size_t i = 0; i < fresh_.size(); ++i) list_.Insert(fresh_[i], fresh_dists_[i]);
+}
+
+void DecoupledSearchContext::Seed(const SearchParams& params, QueryStats* stats) {
+  if (params.mem_graph && walker_) {
+    const std::uint32_t mem_l = params.mem_graph_L ? params.mem_graph_L
+                                                   : std::max<std::uint32_t>(params.k, 16);
+    stats->mem_graph_distances +=
+        static_cast<std::uint32_t>(walker_->Search(query_.data(), mem_l, mem_l, &seeds_));
+    for (std::uint32_t& s : seeds_) s = index_.mem_graph.slots()[s];
+    Offer(seeds_, stats);
+    if (list_.size() > 0) return;
+  }
+  const std::uint32_t entry = index_.entry_point;
+  Offer(std::span<const std::uint32_t>(&entry, 1), stats);
+}
+
+const std::byte* DecoupledSearchContext::KeptPage(std::uint32_t page) const {
+  auto it = kept_.find(page);
+  return it == kept_.end() ? nullptr : kept_pages_.data() + it->second;
+}
+
+Status DecoupledSearchContext::Expand(std::uint32_t vertex, const std::byte* sector,
+                                      QueryStats* stats) {
+  if (!expanded_.Insert(vertex)) return Status::OK();
+  ++stats->expanded;
+  const format::EdgeLocation loc = layout_.where[vertex];
+  STRATA_ASSIGN_OR_RETURN(
+      format::EdgePageReader page,
+      format::EdgePageReader::Open(layout_.edges.geometry(),
+                                   std::span<const std::byte, format::kSectorPayload>(
+                                       sector, format::kSectorPayload)));
+  std::uint16_t degree = 0;
+  auto edges = page.Edges(loc.slot, vertex, &degree);
+  if (!edges.ok()) return edges.status().WithContext(layout_.edges.path());
+  neighbours_.resize(degree);
+  for (std::uint16_t i = 0; i < degree; ++i) neighbours_[i] = format::EdgePageReader::Id(*edges, i);
+  Offer(neighbours_, stats);
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::Complete(const IoRequest& r, const SearchParams& params,
+                                        QueryStats* stats) {
+  STRATA_RETURN_IF_ERROR(r.status.WithContext(layout_.edges.path()));
+  const auto target = static_cast<std::uint32_t>(r.tag);
+  const std::uint32_t page_no = layout_.where[target].page;
+  ++stats->pages_read;
+  STRATA_ASSIGN_OR_RETURN(
+      format::EdgePageReader page,
+      layout_.edges.OpenPage(page_no,
+                             std::span<const std::byte, format::kSector>(r.buffer, format::kSector)));
+  const std::size_t offset = kept_pages_.size();
+  kept_pages_.insert(kept_pages_.end(), r.buffer, r.buffer + format::kSector);
+  kept_.emplace(page_no, offset);
+  const std::byte* kept = kept_pages_.data() + offset;
+  STRATA_RETURN_IF_ERROR(Expand(target, kept, stats));
+  if (!params.page_search) return Status::OK();
+  for (std::uint32_t s = 0; s < layout_.edges.geometry().slots_per_page; ++s) {
+    const std::uint32_t v = page.vertex(s);
+    if (v == format::kNoVertex || v >= index_.num_slots() || expanded_.Contains(v) ||
+        layout_.where[v].page != page_no) {
+      continue;
+    }
+    // A mate is worth expanding only where its code distance would enter
+    // the list: a far mate would only add candidates the list drops.
+    const float d = quant::ComputeDistance(table_, index_.code(v));
+    ++stats->pq_distances;
+    if (!list_.WouldKeep(d)) continue;
+    if (offered_.Insert(v) || !list_.SetState(v, DiskCandidates::kDone)) list_.Insert(v, d);
+    list_.SetState(v, DiskCandidates::kDone);
+    ++stats->page_records;
+    STRATA_RETURN_IF_ERROR(Expand(v, kept, stats));
+  }
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stats) {
+  const std::uint32_t max_taken =
+      params.max_expansions ? params.max_expansions : std::max(4 * params.list_size, 32u);
+  IoRequest* done[128];
+  while (list_.HasNew() && taken_ < max_taken) {
+    pending_.clear();
+    deferred_.clear();
+    while (pending_.size() < params.beam_width && list_.HasNew() && taken_ < max_taken) {
+      const DiskCandidates::Entry e = list_.TakeNew();
+      ++taken_;
+      if (expanded_.Contains(e.id)) continue;
+      const std::uint32_t page_no = layout_.where[e.id].page;
+      if (page_no == 0) {  // an empty slot: no list
+        expanded_.Insert(e.id);
+        continue;
+      }
+      if (const std::byte* kept = KeptPage(page_no)) {
+        STRATA_RETURN_IF_ERROR(Expand(e.id, kept, stats));
+        continue;
+      }
+      if (!requested_pages_.Insert(page_no)) {
+        deferred_.push_back(e.id);
+        continue;
+      }
+      IoRequest& r = requests_[pending_.size()];
+      r = IoRequest{};
+      r.file = edge_file_;
+      r.offset = static_cast<std::uint64_t>(page_no) * format::kSector;
+      r.length = static_cast<std::uint32_t>(format::kSector);
+      r.buffer = buffers_.buffer(pending_.size());
+      r.tag = e.id;
+      pending_.push_back(&r);
+    }
+    if (pending_.empty()) continue;
+    const std::size_t n = pending_.size();
+    STRATA_RETURN_IF_ERROR(queue_->Submit(pending_));
+    stats->reads += static_cast<std::uint32_t>(n);
+    ++stats->hops;
+    const Timer io_timer;
+    for (std::size_t got = 0; got < n;) {
+      STRATA_ASSIGN_OR_RETURN(std::size_t now,
+                              queue_->Wait(std::span<IoRequest*>(done, n - got), n - got));
+      got += now;
+    }
+    stats->io_wait_us += io_timer.ElapsedMicros();
+    // In issue order, not completion order: results independent of timing.
+    for (std::size_t i = 0; i < n; ++i) STRATA_RETURN_IF_ERROR(Complete(requests_[i], params, stats));
+    for (std::uint32_t v : deferred_) {
+      STRATA_RETURN_IF_ERROR(Expand(v, KeptPage(layout_.where[v].page), stats));
+    }
+  }
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* stats) {
+  candidates_.clear();
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    const std::uint32_t v = list_[i].id;
+    const std::uint32_t row = index_.RowOfSlot(v);
+    if (row == kNoRow || (filter_ != nullptr && !filter_->Accept(row))) continue;
+    candidates_.push_back({v, list_[i].distance});
+  }
+  vectors_->Reset(stats);
+  if (params.rerank_group > 0) {
+    STRATA_ASSIGN_OR_RETURN(
+        SpeculativeRerankResult r,
+        SpeculativeRerank(candidates_, params.k, params.rerank_group, vectors_.get()));
+    stats->reranked = static_cast<std::uint32_t>(r.exact.size());
+    top_ = std::move(r.top);
+    return Status::OK();
+  }
+  // Every candidate, a buffer-full at a time, the next read while this is
+  // computed.
+  const std::size_t group = SearchParams::kMaxRerankGroup;
+  const std::size_t groups = (candidates_.size() + group - 1) / group;
+  std::vector<graph::NodeId> ids;
+  auto submit = [&](std::size_t g) {
+    ids.clear();
+    for (std::size_t i = g * group; i < std::min(candidates_.size(), (g + 1) * group); ++i) {
+      ids.push_back(candidates_[i].id);
+    }
+    return vectors_->Submit(ids);
+  };
+  top_.clear();
+  float dist[SearchParams::kMaxRerankGroup];
+  if (groups > 0) STRATA_RETURN_IF_ERROR(submit(0));
+  for (std::size_t g = 0; g < groups; ++g) {
+    if (g + 1 < groups) STRATA_RETURN_IF_ERROR(submit(g + 1));
+    const std::size_t begin = g * group, end = std::min(candidates_.size(), begin + group);
+    STRATA_RETURN_IF_ERROR(vectors_->Collect(std::span<float>(dist, end - begin)));
+    for (std::size_t i = begin; i < end; ++i) top_.push_back({candidates_[i].id, dist[i - begin]});
+  }
+  stats->reranked = static_cast<std::uint32_t>(top_.size());
+  const std::size_t k = std::min<std::size_t>(params.k, top_.size());
+  std::partial_sort(top_.begin(), top_.begin() + k, top_.end(), graph::NeighborLess);
+  top_.resize(k);
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::Search(std::span<const float> query, const SearchParams& given,
+                                      std::span<VectorId> ids, std::span<float> distances,
+                                      QueryStats* stats) {
+  const Timer timer;
+  SearchParams params = given;
+  params.list_size = given.EffectiveListSize();
+  QueryStats unused;
+  if (stats == nullptr) stats = &unused;
+  *stats = QueryStats{};
+  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, &query_, &table_));
+  if (params.beam_width > max_beam_width_) {
+    return Status::InvalidArgument("beam width " + std::to_string(params.beam_width) +
+                                   " exceeds this context's maximum " +
+                                   std::to_string(max_beam_width_));
+  }
+  if (ids.size() < params.k || distances.size() < params.k) {
+    return Status::InvalidArgument("result buffers smaller than k");
+  }
+  list_.Reset(params.list_size);
+  offered_.Clear();
+  expanded_.Clear();
+  requested_pages_.Clear();
+  kept_.clear();
+  kept_pages_.clear();
+  taken_ = 0;
+  filter_ = params.filter;
+  Seed(params, stats);
+  Status st = Walk(params, stats);
+  if (st.ok()) st = Rerank(params, stats);
+  if (!st.ok()) {
+    vectors_->Drain();  // no read may land in a buffer after we return
+    return st;
+  }
+  for (std::size_t i = 0; i < params.k; ++i) {
+    const bool found = i < top_.size();
+    ids[i] = found ? index_.RowOfSlot(top_[i].id) : kInvalidVectorId;
+    distances[i] = found ? top_[i].distance : std::numeric_limits<float>::infinity();
+  }
+  stats->latency_us = timer.ElapsedMicros();
+  return Status::OK();
+}
+
+}  // namespace strata::search
