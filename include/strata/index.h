@@ -38,10 +38,21 @@ enum class CachePolicy : std::uint8_t {
   kFrequency,  // most often expanded by a warm-up sample of queries (Starling)
 };
 
+// Which edge pages the decoupled layout's hot-page cache keeps
+// (search/edge_page_cache.h).
+enum class EdgeCachePolicy : std::uint8_t {
+  kNavis,  // admission window, then random eviction (NAVIS-cache)
+  kLru,
+  kClock,  // FIFO with second chance
+  kLfu,    // sampled least-frequently-used, with aging
+};
+
 struct OpenOptions {
   // Graph indexes: nodes kept in RAM; their reads are served without I/O.
   // 0 disables the cache. `cache_mib`, when set, sizes the cache in MiB of
-  // records instead (and takes precedence).
+  // records instead (and takes precedence). With `decoupled_dir`,
+  // `cache_mib` sizes the hot edge-page cache instead (`edge_cache_policy`)
+  // and `cache_nodes` must be 0.
   std::uint64_t cache_nodes = 0;
   std::uint64_t cache_mib = 0;
   CachePolicy cache_policy = CachePolicy::kBfs;
@@ -58,7 +69,9 @@ struct OpenOptions {
   // files of their own) written from this index into this directory
   // (WriteDecoupledLayout, `strata decouple`) instead of the node file. The
   // codes must be in RAM; not with a node cache. Empty: the node file.
-  std::string decoupled_dir;
+  std::string decoupled_dir{};
+  // LFU: the best hit share measured on synth1m (bench/results/decoupled_synth1m_2026-12-04.md).
+  EdgeCachePolicy edge_cache_policy = EdgeCachePolicy::kLfu;
 };
 
 // One thread's handle for searching an index: owns its I/O queue and buffers.

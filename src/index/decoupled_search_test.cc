@@ -117,6 +117,39 @@ INSTANTIATE_TEST_SUITE_P(Layouts, DecoupledSearch,
                                            Case{Metric::kCosine, true},
                                            Case{Metric::kInnerProduct, false}));
 
+TEST(DecoupledSearchCache, HotPagesServedFromRamKeepRecall) {
+  testutil::ScratchDir dir;
+  Built b;
+  Build(dir, Metric::kL2, true, &b);
+  auto queries = ReadVectorsAsFloat(b.data.queries);
+  ASSERT_TRUE(queries.ok());
+  for (EdgeCachePolicy policy : {EdgeCachePolicy::kNavis, EdgeCachePolicy::kLru,
+                                 EdgeCachePolicy::kClock, EdgeCachePolicy::kLfu}) {
+    auto index = GraphIndex::Open(
+        b.index, {.cache_mib = 1, .decoupled_dir = b.layout, .edge_cache_policy = policy});
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_NE((*index)->Describe().find("edge cache 256 pages"), std::string::npos);
+    SearchParams p;
+    p.list_size = 64;
+    p.rerank_group = 0;
+    double hits = 0, reads = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      auto r = SearchBatch(**index, *queries, p, 2);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      auto recall = ComputeRecall(r->results, b.data.gt, 10);
+      ASSERT_TRUE(recall.ok());
+      EXPECT_GE(recall->mean_recall, 0.97);
+      if (pass == 1) {
+        for (const QueryStats& s : r->stats) {
+          hits += s.cache_hits;
+          reads += s.pages_read;
+        }
+      }
+    }
+    EXPECT_GT(hits, 0.2 * reads) << "a warm cache serves part of the walk";
+  }
+}
+
 class EvenRows final : public IdFilter {
  public:
   bool Accept(std::uint64_t id) const override { return id % 2 == 0; }

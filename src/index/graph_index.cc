@@ -71,8 +71,9 @@ Status OpenDecoupled(const std::string& dir, const OpenOptions& options, search:
     return Status::InvalidArgument(dir + ": the decoupled layout needs the PQ codes in RAM "
                                    "(--resident-codes for all-in-storage indexes)");
   }
-  if (options.cache_nodes != 0 || options.cache_mib != 0) {
-    return Status::InvalidArgument("the node cache serves the node file, not the decoupled layout");
+  if (options.cache_nodes != 0) {
+    return Status::InvalidArgument(
+        "the node cache serves the node file; the decoupled layout's cache is sized by cache_mib");
   }
   if (!d->rows_mappable()) {
     return Status::NotSupported(dir + ": its slots cannot be mapped to rows");
@@ -85,6 +86,10 @@ Status OpenDecoupled(const std::string& dir, const OpenOptions& options, search:
   }
   STRATA_ASSIGN_OR_RETURN(search::DecoupledGraphData layout,
                           search::DecoupledGraphData::Open(options.decoupled_dir, *d));
+  if (options.cache_mib != 0) {
+    const std::size_t pages = options.cache_mib * (std::size_t{1} << 20) / format::kSector;
+    layout.cache = std::make_unique<search::EdgePageCache>(pages, options.edge_cache_policy);
+  }
   out->emplace(std::move(layout));
   return Status::OK();
 }
@@ -217,8 +222,9 @@ Result<std::unique_ptr<GraphIndex>> GraphIndex::Open(const std::string& dir,
   if (has_label_starts) STRATA_RETURN_IF_ERROR(LoadLabelStarts(dir, &d));
   if (!options.decoupled_dir.empty()) {
     STRATA_RETURN_IF_ERROR(OpenDecoupled(dir, options, &d, &impl->decoupled));
+  } else {
+    STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   }
-  STRATA_RETURN_IF_ERROR(LoadNodeCache(&d, options));
   return std::unique_ptr<GraphIndex>(new GraphIndex(std::move(impl)));
 }
 
@@ -269,8 +275,15 @@ std::string GraphIndex::Describe() const {
                   "indirection %.1f MiB",
                   static_cast<unsigned long long>(dl.edges.num_pages()),
                   dl.edges.geometry().slots_per_page, dl.vectors.layout().vectors_per_sector,
-                  static_cast<double>(dl.MemoryBytes()) / (1 << 20));
+                  static_cast<double>(dl.where.capacity() * sizeof(format::EdgeLocation)) /
+                      (1 << 20));
     s += ram;
+    if (dl.cache) {
+      static constexpr const char* kPolicy[] = {"navis", "lru", "clock", "lfu"};
+      std::snprintf(ram, sizeof ram, ", edge cache %zu pages (%s)", dl.cache->capacity(),
+                    kPolicy[static_cast<int>(impl_->options.edge_cache_policy)]);
+      s += ram;
+    }
   }
   return s;
 }

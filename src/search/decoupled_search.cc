@@ -267,14 +267,30 @@ Status DecoupledSearchContext::Complete(const IoRequest& r, const SearchParams& 
   const auto target = static_cast<std::uint32_t>(r.tag);
   const std::uint32_t page_no = layout_.where[target].page;
   ++stats->pages_read;
-  STRATA_ASSIGN_OR_RETURN(
-      format::EdgePageReader page,
-      layout_.edges.OpenPage(page_no,
-                             std::span<const std::byte, format::kSector>(r.buffer, format::kSector)));
-  const std::size_t offset = kept_pages_.size();
-  kept_pages_.insert(kept_pages_.end(), r.buffer, r.buffer + format::kSector);
+  STRATA_RETURN_IF_ERROR(
+      layout_.edges
+          .OpenPage(page_no, std::span<const std::byte, format::kSector>(r.buffer, format::kSector))
+          .status());
+  if (layout_.cache) layout_.cache->Offer(page_no, r.buffer);
+  return Arrive(page_no, target, r.buffer, params, stats);
+}
+
+Status DecoupledSearchContext::Arrive(std::uint32_t page_no, std::uint32_t target,
+                                      const std::byte* sector, const SearchParams& params,
+                                      QueryStats* stats) {
+  std::size_t offset = kept_pages_.size();
+  if (sector != nullptr) {
+    kept_pages_.insert(kept_pages_.end(), sector, sector + format::kSector);
+  } else {
+    offset -= format::kSector;  // the caller copied it in already
+  }
   kept_.emplace(page_no, offset);
   const std::byte* kept = kept_pages_.data() + offset;
+  STRATA_ASSIGN_OR_RETURN(
+      format::EdgePageReader page,
+      format::EdgePageReader::Open(layout_.edges.geometry(),
+                                   std::span<const std::byte, format::kSectorPayload>(
+                                       kept, format::kSectorPayload)));
   STRATA_RETURN_IF_ERROR(Expand(target, kept, stats));
   if (!params.page_search) return Status::OK();
   for (std::uint32_t s = 0; s < layout_.edges.geometry().slots_per_page; ++s) {
@@ -319,6 +335,16 @@ Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stat
       if (!requested_pages_.Insert(page_no)) {
         deferred_.push_back(e.id);
         continue;
+      }
+      if (layout_.cache) {
+        const std::size_t end = kept_pages_.size();
+        kept_pages_.resize(end + format::kSector);
+        if (layout_.cache->Lookup(page_no, kept_pages_.data() + end)) {
+          ++stats->cache_hits;
+          STRATA_RETURN_IF_ERROR(Arrive(page_no, e.id, nullptr, params, stats));
+          continue;
+        }
+        kept_pages_.resize(end);
       }
       IoRequest& r = requests_[pending_.size()];
       r = IoRequest{};

@@ -34,6 +34,7 @@
 #include "graph/neighbor.h"
 #include "graph/visited_set.h"
 #include "search/disk_candidates.h"
+#include "search/edge_page_cache.h"
 #include "search/graph_index_data.h"
 #include "search/record_distance.h"
 #include "strata/io.h"
@@ -49,13 +50,16 @@ struct DecoupledGraphData {
   format::EdgeFile edges;
   format::VectorFile vectors;
   std::vector<format::EdgeLocation> where;  // vertex -> its list (8 B a vertex)
+  std::unique_ptr<EdgePageCache> cache;     // hot edge pages; may be null
 
   // Opens `dir`/graph.edges and `dir`/graph.vectors, rebuilds the
   // indirection table from the pages and checks both files against `index`
   // (vertex count, dimension, element type): Corruption naming the file
   // where they differ.
   static Result<DecoupledGraphData> Open(const std::string& dir, const GraphIndexData& index);
-  std::size_t MemoryBytes() const { return where.capacity() * sizeof(format::EdgeLocation); }
+  std::size_t MemoryBytes() const {
+    return where.capacity() * sizeof(format::EdgeLocation) + (cache ? cache->MemoryBytes() : 0);
+  }
   std::uint64_t DiskBytes() const;
 };
 
@@ -88,9 +92,12 @@ class DecoupledSearchContext {
   const std::byte* KeptPage(std::uint32_t page) const;
   // Expands `vertex` from its (kept) page: its neighbours into the list.
   Status Expand(std::uint32_t vertex, const std::byte* sector, QueryStats* stats);
-  // A page has arrived: verify, keep, expand its target and (page search)
-  // the mates the list would keep.
+  // A read has completed: verify the page, offer it to the cache, Arrive.
   Status Complete(const IoRequest& request, const SearchParams& params, QueryStats* stats);
+  // A page is here (read or from the cache; verified): keep it, expand
+  // `target` and (page search) the mates the list would keep.
+  Status Arrive(std::uint32_t page_no, std::uint32_t target, const std::byte* sector,
+                const SearchParams& params, QueryStats* stats);
   Status Rerank(const SearchParams& params, QueryStats* stats);
 
   const GraphIndexData& index_;

@@ -87,7 +87,9 @@ class LabelGraph : public ::testing::Test {
     b.L = 48;
     b.pq_bytes = 8;
     b.threads = 2;
-    if (shuffled) EXPECT_TRUE(ApplyBuildProfile("default", &b).ok());
+    if (shuffled) {
+      EXPECT_TRUE(ApplyBuildProfile("default", &b).ok());
+    }
     return b;
   }
 

@@ -32,7 +32,23 @@ struct BenchArgs {
   OpenFlags open;
   bool ablation = false;
   std::string shuffled_index, default_index;
+  std::uint32_t warmup = 0;
+  std::string warmup_queries;
 };
+
+// `count` rows spread evenly over `path` (all of them when there are
+// fewer), as float32: warm-up queries drawn apart from the measured ones.
+Result<VectorMatrix> ReadWarmupQueries(const std::string& path, std::uint32_t count) {
+  STRATA_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(path));
+  const std::uint64_t rows = std::min<std::uint64_t>(count, reader->rows());
+  STRATA_ASSIGN_OR_RETURN(VectorMatrix m,
+                          VectorMatrix::Allocate(ElementType::kFloat32, rows, reader->dim()));
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    STRATA_RETURN_IF_ERROR(reader->ReadRowsAsFloat(i * reader->rows() / rows, 1,
+                                                   m.values<float>().subspan(i * m.dim(), m.dim())));
+  }
+  return m;
+}
 
 // The sweep's settings in run order: per thread count and configuration, the
 // swept knob (L or nprobe) ascending.
@@ -115,6 +131,17 @@ Status RunBench(const BenchArgs& a) {
                                     : "off");
   STRATA_ASSIGN_OR_RETURN(auto label_filters,
                           QueryLabelFilters::Load(a.labels, *index, queries.rows()));
+  if (a.warmup > 0 && !all.empty()) {
+    // Unreported queries at the first setting, so that caches filled by
+    // searching (the decoupled layout's edge-page cache) start warm; from
+    // another file (e.g. base rows), or else the measured queries again.
+    ReportRow warm = all.front();
+    STRATA_ASSIGN_OR_RETURN(VectorMatrix w, ReadWarmupQueries(a.warmup_queries.empty()
+                                                                  ? a.queries
+                                                                  : a.warmup_queries,
+                                                              a.warmup));
+    STRATA_RETURN_IF_ERROR(RunBatch(*index, w, nullptr, &warm, nullptr).status());
+  }
   PrintRowHeader(*index);
   nlohmann::json rows = nlohmann::json::array();
   for (ReportRow& row : all) {
@@ -207,6 +234,10 @@ void AddBenchCommand(CLI::App& root, CommandAction* action) {
   cmd->add_option("--shuffled-index", a->shuffled_index, "Ablation: the page-shuffled index");
   cmd->add_option("--default-index", a->default_index,
                   "Ablation: the default profile's index, measured as a last configuration");
+  cmd->add_option("--warmup", a->warmup,
+                  "Unreported queries searched before the sweep (warms searched caches)");
+  cmd->add_option("--warmup-queries", a->warmup_queries,
+                  "Vectors the --warmup queries are spread over (default: --queries)");
   cmd->add_option("--json", a->json, "Write rows as JSON");
   cmd->add_option("--csv", a->csv, "Write rows as CSV");
   cmd->callback([a, action] { *action = [a] { return RunBench(*a); }; });

@@ -57,6 +57,10 @@ void AddOpenFlags(CLI::App* cmd, OpenFlags* f) {
   cmd->add_option("--io-engine", f->engine, "auto, uring, aio or pread")->capture_default_str();
   cmd->add_option("--decoupled", f->decoupled,
                   "Graph: search the decoupled layout `strata decouple` wrote in this directory");
+  cmd->add_option("--edge-cache-policy", f->edge_cache_policy,
+                  "Graph, decoupled layout: hot edge-page cache (sized by --cache-mib): navis, "
+                  "lru, clock or lfu")
+      ->capture_default_str();
 }
 
 Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
@@ -66,6 +70,16 @@ Result<OpenOptions> ToOpenOptions(const OpenFlags& f) {
   o.cache_warmup_queries = f.warmup_queries;
   o.resident_codes = f.resident_codes;
   o.decoupled_dir = f.decoupled;
+  static const std::pair<const char*, EdgeCachePolicy> kPolicies[] = {
+      {"navis", EdgeCachePolicy::kNavis}, {"lru", EdgeCachePolicy::kLru},
+      {"clock", EdgeCachePolicy::kClock}, {"lfu", EdgeCachePolicy::kLfu}};
+  auto policy = std::find_if(std::begin(kPolicies), std::end(kPolicies),
+                             [&](const auto& p) { return f.edge_cache_policy == p.first; });
+  if (policy == std::end(kPolicies)) {
+    return Status::InvalidArgument("unknown edge cache policy '" + f.edge_cache_policy +
+                                   "' (navis, lru, clock, lfu)");
+  }
+  o.edge_cache_policy = policy->second;
   if (f.cache_policy == "bfs") {
     o.cache_policy = CachePolicy::kBfs;
   } else if (f.cache_policy == "frequency") {

@@ -43,6 +43,7 @@ struct OpenFlags {
   bool resident_codes = false;
   std::string engine = "auto";
   std::string decoupled;
+  std::string edge_cache_policy = "lfu";
 };
 void AddOpenFlags(CLI::App* cmd, OpenFlags* flags);
 Result<OpenOptions> ToOpenOptions(const OpenFlags& flags);

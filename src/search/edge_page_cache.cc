@@ -1,0 +1,200 @@
+#include "search/edge_page_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::search {
+namespace {
+
+constexpr std::size_t kLfuSample = 8;
+
+std::uint64_t NextRandom(std::uint64_t* state) {  // splitmix64
+  std::uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+EdgePageCache::EdgePageCache(std::size_t capacity, EdgeCachePolicy policy, std::uint64_t seed)
+    : capacity_(std::max<std::size_t>(capacity, 8)),
+      policy_(policy),
+      window_capacity_(std::max<std::size_t>(1, capacity_ / 8)),
+      frames_(capacity_ * format::kSector),
+      rng_(seed) {
+  free_frames_.reserve(capacity_);
+  for (std::size_t f = capacity_; f > 0; --f) free_frames_.push_back(static_cast<std::uint32_t>(f - 1));
+  entries_.reserve(capacity_ * 2);
+  resident_.reserve(capacity_);
+  resident_index_.reserve(capacity_ * 2);
+  hand_ = order_.end();
+}
+
+std::size_t EdgePageCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+std::uint64_t EdgePageCache::hits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+std::uint64_t EdgePageCache::misses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return misses_;
+}
+
+void EdgePageCache::AddResident(std::uint32_t page) {
+  resident_index_[page] = resident_.size();
+  resident_.push_back(page);
+}
+
+void EdgePageCache::RemoveResident(std::uint32_t page) {
+  auto it = resident_index_.find(page);
+  if (it == resident_index_.end()) return;
+  const std::size_t i = it->second;
+  resident_index_.erase(it);
+  if (i + 1 != resident_.size()) {
+    resident_[i] = resident_.back();
+    resident_index_[resident_[i]] = i;
+  }
+  resident_.pop_back();
+}
+
+std::uint32_t EdgePageCache::RandomResident() {
+  return resident_[NextRandom(&rng_) % resident_.size()];
+}
+
+bool EdgePageCache::Lookup(std::uint32_t page, std::byte* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(page);
+  if (it == entries_.end()) {
+    ++misses_;
+    return false;
+  }
+  ++hits_;
+  Entry& e = it->second;
+  std::memcpy(out, frames_.data() + static_cast<std::size_t>(e.frame) * format::kSector,
+              format::kSector);
+  switch (policy_) {
+    case EdgeCachePolicy::kLru:
+      order_.splice(order_.begin(), order_, e.order);
+      break;
+    case EdgeCachePolicy::kClock:
+      e.referenced = true;
+      break;
+    case EdgeCachePolicy::kLfu:
+      ++e.count;
+      if (++accesses_since_decay_ >= 8 * capacity_) {
+        // Aging: old popularity fades, so pages hot long ago can leave.
+        for (auto& [p, entry] : entries_) entry.count /= 2;
+        accesses_since_decay_ = 0;
+      }
+      break;
+    case EdgeCachePolicy::kNavis:
+      if (e.in_window) {
+        // Hit again while on probation: promoted to the main region.
+        window_.erase(e.order);
+        e.in_window = false;
+        AddResident(page);
+        std::size_t main = resident_.size();
+        if (main > capacity_ - window_capacity_) {
+          std::uint32_t victim = RandomResident();
+          if (victim == page) victim = resident_[(resident_index_[page] + 1) % resident_.size()];
+          Evict(victim);
+        }
+      }
+      break;
+  }
+  return true;
+}
+
+void EdgePageCache::Evict(std::uint32_t page) {
+  auto it = entries_.find(page);
+  if (it == entries_.end()) return;
+  Entry& e = it->second;
+  if (policy_ == EdgeCachePolicy::kNavis && e.in_window) {
+    window_.erase(e.order);
+  } else {
+    RemoveResident(page);
+    if (policy_ == EdgeCachePolicy::kLru || policy_ == EdgeCachePolicy::kClock) {
+      if (hand_ == e.order) ++hand_;
+      order_.erase(e.order);
+    }
+  }
+  free_frames_.push_back(e.frame);
+  entries_.erase(it);
+}
+
+std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
+  switch (policy_) {
+    case EdgeCachePolicy::kNavis:
+      if (for_window && window_.size() >= window_capacity_) Evict(window_.back());
+      break;
+    case EdgeCachePolicy::kLru:
+      if (free_frames_.empty()) Evict(order_.back());
+      break;
+    case EdgeCachePolicy::kClock:
+      while (free_frames_.empty()) {
+        if (hand_ == order_.end()) hand_ = order_.begin();
+        Entry& e = entries_.at(*hand_);
+        if (e.referenced) {
+          e.referenced = false;
+          ++hand_;
+        } else {
+          Evict(*hand_);
+        }
+      }
+      break;
+    case EdgeCachePolicy::kLfu:
+      if (free_frames_.empty()) {
+        // The least used of a few random pages (sampled LFU, as Redis
+        // approximates it): an exact minimum would cost a scan per miss.
+        std::uint32_t victim = RandomResident();
+        for (std::size_t i = 1; i < kLfuSample; ++i) {
+          const std::uint32_t c = RandomResident();
+          if (entries_.at(c).count < entries_.at(victim).count) victim = c;
+        }
+        Evict(victim);
+      }
+      break;
+  }
+  const std::uint32_t frame = free_frames_.back();
+  free_frames_.pop_back();
+  return frame;
+}
+
+void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.count(page) != 0) return;  // another thread read it meanwhile
+  const bool window = policy_ == EdgeCachePolicy::kNavis;
+  const std::uint32_t frame = FreeFrame(window);
+  Entry e;
+  e.frame = frame;
+  std::memcpy(frames_.data() + static_cast<std::size_t>(frame) * format::kSector, sector,
+              format::kSector);
+  switch (policy_) {
+    case EdgeCachePolicy::kNavis:
+      window_.push_front(page);
+      e.order = window_.begin();
+      e.in_window = true;
+      break;
+    case EdgeCachePolicy::kLru:
+      order_.push_front(page);
+      e.order = order_.begin();
+      AddResident(page);
+      break;
+    case EdgeCachePolicy::kClock:
+      // Behind the hand: the newest page is the last the sweep reaches.
+      e.order = order_.insert(hand_, page);
+      AddResident(page);
+      break;
+    case EdgeCachePolicy::kLfu:
+      e.count = 1;
+      AddResident(page);
+      break;
+  }
+  entries_.emplace(page, e);
+}
+
+}  // namespace strata::search
