@@ -125,18 +125,34 @@ Result<GraphBuildReport> BuildGraphIndex(const std::string& base_path, const std
 // node file's page mates stay together, a packed one's rows stay in row
 // order. Empty slots of a shuffled file keep their number with an empty
 // list and a zero vector.
+struct DecoupledLayoutOptions {
+  // Place the edge lists by a page shuffle of their own (Starling's block
+  // shuffle with the edge page's capacity, src/graph/page_shuffle.h) rather
+  // than in the node file's slot order.
+  bool shuffle = false;
+  int refine_rounds = 4;
+  int swap_passes = 3;
+  unsigned threads = 0;  // 0 = all cores
+};
+
 struct DecoupledLayoutReport {
   std::uint64_t vertices = 0;
   std::uint64_t edge_pages = 0;
   std::uint64_t edge_bytes = 0;    // the edge file's size
   std::uint64_t vector_bytes = 0;  // the vector file's size
+  // OctopusANN's overlap ratio OR(G) of the edge pages: in slot order, and
+  // as written.
+  double overlap_before = 0;
+  double overlap_after = 0;
 };
 
 // Writes `out_dir`/graph.edges and `out_dir`/graph.vectors from the graph
-// index in `index_dir`, reading its node file sequentially (RAM: one chunk of
-// sectors). Each file is written atomically. Errors name the file.
+// index in `index_dir`, reading its node file sequentially (RAM: the lists,
+// 8 B per vertex + 4 B per edge, and the shuffle's work arrays). Each file is
+// written atomically. Errors name the file.
 Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
-                                                   const std::string& out_dir);
+                                                   const std::string& out_dir,
+                                                   const DecoupledLayoutOptions& options = {});
 
 class GraphIndex : public Index {
  public:

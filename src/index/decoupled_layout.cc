@@ -8,6 +8,7 @@
 #include "format/edge_file.h"
 #include "format/graph_node_file.h"
 #include "format/vector_file.h"
+#include "graph/page_shuffle.h"
 #include "index/index_files.h"
 
 namespace strata {
@@ -46,10 +47,34 @@ class NodeCursor {
   std::vector<std::byte> scratch_;
 };
 
+// Every slot's neighbour list, read sequentially, in CSR form (8 B per
+// vertex + 4 B per edge): the page shuffle's input and then the edge lists'
+// source, in whatever order the pages take the vertices.
+Status ReadLists(const format::GraphNodeFile& nodes, std::vector<std::uint64_t>* offsets,
+                 std::vector<graph::NodeId>* neighbours) {
+  const format::GraphLayout& layout = nodes.layout();
+  NodeCursor cursor(nodes);
+  format::NodeRecordView record;
+  offsets->assign(1, 0);
+  offsets->reserve(layout.num_slots + 1);
+  neighbours->clear();
+  for (std::uint64_t slot = 0; slot < layout.num_slots; ++slot) {
+    STRATA_RETURN_IF_ERROR(cursor.Get(slot, &record));
+    if (record.external_id != kInvalidVectorId) {  // an empty slot has no list
+      for (std::uint32_t i = 0; i < record.degree; ++i) {
+        neighbours->push_back(static_cast<graph::NodeId>(record.neighbour(i)));
+      }
+    }
+    offsets->push_back(neighbours->size());
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
-                                                   const std::string& out_dir) {
+                                                   const std::string& out_dir,
+                                                   const DecoupledLayoutOptions& options) {
   STRATA_ASSIGN_OR_RETURN(format::GraphNodeFile nodes,
                           format::GraphNodeFile::Open(index_dir + "/" + kGraphNodesFile));
   const format::GraphLayout& layout = nodes.layout();
@@ -58,26 +83,46 @@ Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
   }
   DecoupledLayoutReport report;
   report.vertices = layout.num_slots;
-  std::vector<std::uint32_t> placement(layout.num_slots);
-  for (std::uint32_t v = 0; v < placement.size(); ++v) placement[v] = v;
+  const std::uint32_t capacity = format::EdgePageGeometry::CapacityForDegree(layout.max_degree);
+  STRATA_ASSIGN_OR_RETURN(format::EdgePageGeometry geometry,
+                          format::EdgePageGeometry::ForCapacity(capacity));
 
-  format::NodeRecordView record;
-  {
-    NodeCursor cursor(nodes);
-    auto lists = [&](std::uint32_t vertex, std::vector<std::uint32_t>* ids) -> Status {
-      STRATA_RETURN_IF_ERROR(cursor.Get(vertex, &record));
-      if (record.external_id == kInvalidVectorId) return Status::OK();  // empty slot
-      for (std::uint32_t i = 0; i < record.degree; ++i) {
-        ids->push_back(static_cast<std::uint32_t>(record.neighbour(i)));
-      }
-      return Status::OK();
-    };
-    STRATA_ASSIGN_OR_RETURN(
-        report.edge_bytes,
-        format::WriteEdgeFile(out_dir + "/graph.edges",
-                              format::EdgePageGeometry::CapacityForDegree(layout.max_degree),
-                              layout.num_slots, placement, lists));
+  std::vector<std::uint64_t> offsets;
+  std::vector<graph::NodeId> neighbours;
+  STRATA_RETURN_IF_ERROR(ReadLists(nodes, &offsets, &neighbours));
+  const graph::CsrGraphView csr{offsets, neighbours};
+  std::vector<std::uint32_t> placement;
+  if (options.shuffle) {
+    // Starling's block shuffle with the edge page's capacity: vertices whose
+    // lists share a page are graph neighbours, so one edge-page read serves
+    // several expansions (NAVIS's locality-driven placement).
+    graph::PageShuffleOptions so;
+    so.records_per_page = geometry.slots_per_page;
+    so.refine_rounds = options.refine_rounds;
+    so.swap_passes = options.swap_passes;
+    so.threads = options.threads;
+    graph::PageShuffleReport sr;
+    STRATA_ASSIGN_OR_RETURN(graph::PagePartition partition, graph::ShufflePages(csr, so, &sr));
+    report.overlap_before = sr.identity_overlap_ratio;
+    report.overlap_after = sr.final_overlap_ratio;
+    placement = std::move(partition.members);
+  } else {
+    placement.resize(layout.num_slots);
+    for (std::uint32_t v = 0; v < placement.size(); ++v) placement[v] = v;
+    STRATA_ASSIGN_OR_RETURN(graph::PagePartition identity,
+                            graph::IdentityPartition(layout.num_slots, geometry.slots_per_page));
+    STRATA_ASSIGN_OR_RETURN(report.overlap_before, graph::OverlapRatio(csr, identity, options.threads));
+    report.overlap_after = report.overlap_before;
   }
+  auto lists = [&](std::uint32_t vertex, std::vector<std::uint32_t>* ids) -> Status {
+    const std::span<const graph::NodeId> list = csr.Neighbors(vertex);
+    ids->assign(list.begin(), list.end());
+    return Status::OK();
+  };
+  STRATA_ASSIGN_OR_RETURN(report.edge_bytes,
+                          format::WriteEdgeFile(out_dir + "/graph.edges", capacity,
+                                                layout.num_slots, placement, lists));
+  format::NodeRecordView record;
   {
     NodeCursor cursor(nodes);
     STRATA_ASSIGN_OR_RETURN(

@@ -85,5 +85,26 @@ TEST(DecoupledLayout, SplitsPackedAndShuffledNodeFiles) {
   EXPECT_FALSE(WriteDecoupledLayout(dir.File("missing"), dir.path()).ok());
 }
 
+TEST(DecoupledLayout, ShuffledEdgePagesHoldNeighboursTogether) {
+  testutil::ScratchDir dir;
+  const testutil::TestDataset d =
+      testutil::MakeTestDataset(dir, Metric::kL2, ElementType::kFloat32, 3000, 24, 10, 5);
+  GraphBuildOptions b;
+  b.R = 24;
+  b.L = 48;
+  b.threads = 2;
+  const std::string idx = dir.File("packed");
+  ASSERT_TRUE(BuildGraphIndex(d.base, idx, b).ok());
+  auto in_order = WriteDecoupledLayout(idx, dir.path());
+  ASSERT_TRUE(in_order.ok()) << in_order.status().ToString();
+  EXPECT_EQ(in_order->overlap_after, in_order->overlap_before);
+  auto shuffled = WriteDecoupledLayout(idx, dir.path(), {.shuffle = true, .threads = 2});
+  ASSERT_TRUE(shuffled.ok()) << shuffled.status().ToString();
+  EXPECT_EQ(shuffled->overlap_before, in_order->overlap_before);
+  EXPECT_GT(shuffled->overlap_after, in_order->overlap_after + 0.1);
+  EXPECT_EQ(shuffled->edge_pages, in_order->edge_pages);
+  ExpectSameGraph(idx, dir.path());  // every list intact wherever it lives
+}
+
 }  // namespace
 }  // namespace strata

@@ -26,7 +26,8 @@ struct Built {
   std::string index, layout;
 };
 
-void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Built* out) {
+void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Built* out,
+           bool shuffle_edges = false) {
   out->data = testutil::MakeTestDataset(dir, metric, ElementType::kFloat32, kRows, kDim, 40, 9);
   GraphBuildOptions b;
   b.metric = metric;
@@ -40,7 +41,8 @@ void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Built* 
   auto report = BuildGraphIndex(out->data.base, out->index, b);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   std::filesystem::create_directories(out->layout);
-  auto split = WriteDecoupledLayout(out->index, out->layout);
+  auto split = WriteDecoupledLayout(out->index, out->layout,
+                                    {.shuffle = shuffle_edges, .threads = 2});
   ASSERT_TRUE(split.ok()) << split.status().ToString();
 }
 
@@ -61,6 +63,7 @@ float Exact(Metric metric, std::span<const float> q, std::span<const float> x) {
 struct Case {
   Metric metric;
   bool shuffle;
+  bool shuffle_edges = false;
 };
 
 class DecoupledSearch : public ::testing::TestWithParam<Case> {};
@@ -69,7 +72,7 @@ TEST_P(DecoupledSearch, ReachesExactRecallWithExactDistances) {
   testutil::ScratchDir dir;
   const Case c = GetParam();
   Built b;
-  Build(dir, c.metric, c.shuffle, &b);
+  Build(dir, c.metric, c.shuffle, &b, c.shuffle_edges);
   auto index = GraphIndex::Open(b.index, {.decoupled_dir = b.layout});
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   EXPECT_NE((*index)->Describe().find("decoupled"), std::string::npos);
@@ -115,7 +118,8 @@ TEST_P(DecoupledSearch, ReachesExactRecallWithExactDistances) {
 INSTANTIATE_TEST_SUITE_P(Layouts, DecoupledSearch,
                          ::testing::Values(Case{Metric::kL2, false}, Case{Metric::kL2, true},
                                            Case{Metric::kCosine, true},
-                                           Case{Metric::kInnerProduct, false}));
+                                           Case{Metric::kInnerProduct, false},
+                                           Case{Metric::kL2, false, true}));
 
 TEST(DecoupledSearchCache, HotPagesServedFromRamKeepRecall) {
   testutil::ScratchDir dir;
