@@ -28,12 +28,15 @@ struct GraphIndex::Impl {
 
 namespace {
 
-// The graph index's Searcher: one search context (I/O queue, buffers, scratch).
-class GraphSearcher final : public Searcher {
+// A graph index's Searcher: one search context (I/O queue, buffers,
+// scratch) over the node file (GraphSearchContext) or the decoupled layout
+// (DecoupledSearchContext).
+template <typename Context>
+class ContextSearcher final : public Searcher {
  public:
   // `keep_alive` owns the index data the context reads: a searcher stays
   // valid after its Index is destroyed.
-  GraphSearcher(std::shared_ptr<const void> keep_alive, std::unique_ptr<search::GraphSearchContext> context)
+  ContextSearcher(std::shared_ptr<const void> keep_alive, std::unique_ptr<Context> context)
       : keep_alive_(std::move(keep_alive)), context_(std::move(context)) {}
   Status Search(std::span<const float> query, const SearchParams& params,
                 std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
@@ -43,24 +46,7 @@ class GraphSearcher final : public Searcher {
 
  private:
   std::shared_ptr<const void> keep_alive_;  // destroyed after context_
-  std::unique_ptr<search::GraphSearchContext> context_;
-};
-
-// The decoupled layout's Searcher.
-class DecoupledSearcher final : public Searcher {
- public:
-  DecoupledSearcher(std::shared_ptr<const void> keep_alive,
-                    std::unique_ptr<search::DecoupledSearchContext> context)
-      : keep_alive_(std::move(keep_alive)), context_(std::move(context)) {}
-  Status Search(std::span<const float> query, const SearchParams& params,
-                std::span<VectorId> ids, std::span<float> distances, QueryStats* stats) override {
-    return context_->Search(query, params, ids, distances, stats);
-  }
-  std::string_view engine_name() const override { return IoEngineName(context_->engine()); }
-
- private:
-  std::shared_ptr<const void> keep_alive_;  // destroyed after context_
-  std::unique_ptr<search::DecoupledSearchContext> context_;
+  std::unique_ptr<Context> context_;
 };
 
 // Opens OpenOptions::decoupled_dir's layout for `d` (whose rows it maps
@@ -312,11 +298,13 @@ Result<std::unique_ptr<Searcher>> GraphIndex::NewSearcher(const SearchParams& ma
   if (impl_->decoupled) {
     STRATA_ASSIGN_OR_RETURN(auto context, search::DecoupledSearchContext::Create(
                                               impl_->data, *impl_->decoupled, io, max_beam_width));
-    return std::unique_ptr<Searcher>(new DecoupledSearcher(impl_, std::move(context)));
+    return std::unique_ptr<Searcher>(
+        new ContextSearcher<search::DecoupledSearchContext>(impl_, std::move(context)));
   }
   STRATA_ASSIGN_OR_RETURN(auto context,
                           search::GraphSearchContext::Create(impl_->data, io, max_beam_width));
-  return std::unique_ptr<Searcher>(new GraphSearcher(impl_, std::move(context)));
+  return std::unique_ptr<Searcher>(
+      new ContextSearcher<search::GraphSearchContext>(impl_, std::move(context)));
 }
 
 }  // namespace strata

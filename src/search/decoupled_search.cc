@@ -430,15 +430,9 @@ Status DecoupledSearchContext::Search(std::span<const float> query, const Search
   QueryStats unused;
   if (stats == nullptr) stats = &unused;
   *stats = QueryStats{};
-  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, &query_, &table_));
-  if (params.beam_width > max_beam_width_) {
-    return Status::InvalidArgument("beam width " + std::to_string(params.beam_width) +
-                                   " exceeds this context's maximum " +
-                                   std::to_string(max_beam_width_));
-  }
-  if (ids.size() < params.k || distances.size() < params.k) {
-    return Status::InvalidArgument("result buffers smaller than k");
-  }
+  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, max_beam_width_,
+                                           std::min(ids.size(), distances.size()), &query_,
+                                           &table_));
   list_.Reset(params.list_size);
   offered_.Clear();
   expanded_.Clear();

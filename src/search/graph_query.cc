@@ -7,13 +7,20 @@
 namespace strata::search {
 
 Status PrepareGraphQuery(const GraphIndexData& index, std::span<const float> query,
-                         const SearchParams& params, std::vector<float>* out,
+                         const SearchParams& params, std::uint32_t max_beam_width,
+                         std::size_t result_slots, std::vector<float>* out,
                          quant::PqDistanceTable* table) {
   STRATA_RETURN_IF_ERROR(params.Validate());
   if (params.list_size < params.k) {
     return Status::InvalidArgument("L (" + std::to_string(params.list_size) +
                                    ") must be at least k (" + std::to_string(params.k) + ")");
   }
+  if (params.beam_width > max_beam_width) {
+    return Status::InvalidArgument("beam width " + std::to_string(params.beam_width) +
+                                   " exceeds this context's maximum " +
+                                   std::to_string(max_beam_width));
+  }
+  if (result_slots < params.k) return Status::InvalidArgument("result buffers smaller than k");
   if (query.size() != index.dim()) {
     return Status::InvalidArgument("query has dimension " + std::to_string(query.size()) +
                                    ", the index " + std::to_string(index.dim()));

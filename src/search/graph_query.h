@@ -15,12 +15,14 @@
 
 namespace strata::search {
 
-// Validates `params` (and L >= k) and `query` (the index's dimension, finite,
-// non-zero under cosine); writes the query in the index's distance space into
-// `out` (resized) and its PQ table into `table`. InvalidArgument naming the
-// fault.
+// Validates `params` (L >= k, W at most the context's `max_beam_width`, k
+// at most the `result_slots` of the caller's buffers) and `query` (the
+// index's dimension, finite, non-zero under cosine); writes the query in the
+// index's distance space into `out` (resized) and its PQ table into `table`.
+// InvalidArgument naming the fault.
 Status PrepareGraphQuery(const GraphIndexData& index, std::span<const float> query,
-                         const SearchParams& params, std::vector<float>* out,
+                         const SearchParams& params, std::uint32_t max_beam_width,
+                         std::size_t result_slots, std::vector<float>* out,
                          quant::PqDistanceTable* table);
 
 }  // namespace strata::search

@@ -67,14 +67,10 @@ Result<std::unique_ptr<GraphSearchContext>> GraphSearchContext::Create(
 }
 
 Status GraphSearchContext::Prepare(std::span<const float> query, const SearchParams& params,
-                                   QueryStats* stats) {
+                                   std::size_t result_slots, QueryStats* stats) {
   *stats = QueryStats{};
-  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, &query_, &table_));
-  if (params.beam_width > max_beam_width_) {
-    return Status::InvalidArgument("beam width " + std::to_string(params.beam_width) +
-                                   " exceeds this context's maximum " +
-                                   std::to_string(max_beam_width_));
-  }
+  STRATA_RETURN_IF_ERROR(
+      PrepareGraphQuery(index_, query, params, max_beam_width_, result_slots, &query_, &table_));
   list_.Reset(params.list_size);
   offered_.Clear();
   expanded_.Clear();
@@ -440,10 +436,7 @@ Status GraphSearchContext::Search(std::span<const float> query, const SearchPara
   params.list_size = given.EffectiveListSize();
   QueryStats unused;
   if (stats == nullptr) stats = &unused;  // the costs are counted either way
-  STRATA_RETURN_IF_ERROR(Prepare(query, params, stats));
-  if (ids.size() < params.k || distances.size() < params.k) {
-    return Status::InvalidArgument("result buffers smaller than k");
-  }
+  STRATA_RETURN_IF_ERROR(Prepare(query, params, std::min(ids.size(), distances.size()), stats));
   if (restricted_) {
     SeedRestricted(params, stats);
   } else {

@@ -64,7 +64,8 @@ class GraphSearchContext {
  private:
   explicit GraphSearchContext(const GraphIndexData& index);
 
-  Status Prepare(std::span<const float> query, const SearchParams& params, QueryStats* stats);
+  Status Prepare(std::span<const float> query, const SearchParams& params,
+                 std::size_t result_slots, QueryStats* stats);
   void Seed(const SearchParams& params, QueryStats* stats);
   // Seeds the list with the rows of params.restrict_to only (ranked by PQ
   // code); later expansions offer no neighbours.
