@@ -181,6 +181,7 @@ class GraphIndex : public Index {
   struct Impl;
 
  private:
+  friend class InPlaceGraph;  // strata/in_place_graph.h: makes the decoupled layout growable
   explicit GraphIndex(std::unique_ptr<Impl> impl);
   // Shared with every Searcher, which may outlive this object.
   std::shared_ptr<const Impl> impl_;

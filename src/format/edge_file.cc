@@ -87,7 +87,7 @@ Result<EdgeFile> EdgeFile::Open(const std::string& path) {
 
 Result<EdgePageReader> EdgeFile::OpenPage(std::uint64_t page,
                                           std::span<const std::byte, kSector> sector) const {
-  if (page == 0 || page > num_pages_) {
+  if (page == 0 || page > (growable_ ? kMaxGrownPage : num_pages_)) {
     return Status::InvalidArgument(path() + ": no edge page " + std::to_string(page));
   }
   STRATA_RETURN_IF_ERROR(VerifySector(sector, FileKind::kEdgePages, page, path()));
@@ -99,7 +99,7 @@ Result<EdgePageReader> EdgeFile::OpenPage(std::uint64_t page,
 
 Result<EdgePageReader> EdgeFile::ReadPage(std::uint64_t page,
                                           std::span<std::byte, kSector> sector) const {
-  if (page == 0 || page > num_pages_) {
+  if (page == 0 || page > (growable_ ? kMaxGrownPage : num_pages_)) {
     return Status::InvalidArgument(path() + ": no edge page " + std::to_string(page));
   }
   STRATA_RETURN_IF_ERROR(file_.ReadAt(page * kSector, sector));

@@ -29,7 +29,7 @@ inline constexpr std::uint32_t kEdgeFileVersion = 1;
 
 // Where a vertex's list is: its page (sector number, >= 1) and slot. 8 B of
 // RAM per vertex in the indirection table.
-struct EdgeLocation {
+struct alignas(8) EdgeLocation {
   std::uint32_t page = 0;  // 0: the vertex has no list
   std::uint16_t slot = 0;
   std::uint16_t reserved = 0;
@@ -64,6 +64,9 @@ class EdgeFile {
                                   std::span<const std::byte, kSector> sector) const;
   // Synchronously reads page `page` into `sector` (4 KiB aligned) and opens it.
   Result<EdgePageReader> ReadPage(std::uint64_t page, std::span<std::byte, kSector> sector) const;
+  // Pages past num_pages() are accepted from now on: an in-place updater
+  // appends pages (update/in_place_updater.h). Call before readers exist.
+  void set_growable() { growable_ = true; }
   // The indirection table of the file as written: every vertex's location.
   // Corruption when a vertex is out of range, placed twice or missing.
   Result<std::vector<EdgeLocation>> ScanLocations() const;
@@ -73,6 +76,8 @@ class EdgeFile {
   EdgePageGeometry geometry_;
   std::uint64_t num_vertices_ = 0;
   std::uint64_t num_pages_ = 0;
+  bool growable_ = false;
+  static constexpr std::uint64_t kMaxGrownPage = 0xFFFFFFFEu;
 };
 
 }  // namespace strata::format

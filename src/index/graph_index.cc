@@ -11,6 +11,7 @@
 #include "base/timer.h"
 #include "format/blob_file.h"
 #include "format/manifest.h"
+#include "index/graph_index_impl.h"
 #include "index/index_files.h"
 #include "index/node_cache_loader.h"
 #include "search/decoupled_search.h"
@@ -18,13 +19,6 @@
 #include "strata/graph_index.h"
 
 namespace strata {
-
-struct GraphIndex::Impl {
-  search::GraphIndexData data;
-  std::optional<search::DecoupledGraphData> decoupled;  // OpenOptions::decoupled_dir
-  format::Manifest manifest;
-  OpenOptions options;
-};
 
 namespace {
 

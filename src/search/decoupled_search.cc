@@ -120,11 +120,8 @@ class DecoupledSearchContext::VectorReader final : public VectorFetcher {
     stats_->io_wait_us += io_timer.ElapsedMicros();
     const format::VectorFileLayout& vl = ctx_.layout_.vectors.layout();
     for (std::size_t s = 0; s < g.sectors.size(); ++s) {  // verified once, then kept
-      const std::byte* buffer = ctx_.buffers_.buffer(g.buffer_of_sector[s]);
-      STRATA_RETURN_IF_ERROR(
-          format::VerifySector(std::span<const std::byte, format::kSector>(buffer, format::kSector),
-                               format::FileKind::kVectors, g.sectors[s],
-                               ctx_.layout_.vectors.path()));
+      std::byte* buffer = ctx_.buffers_.buffer(g.buffer_of_sector[s]);
+      STRATA_RETURN_IF_ERROR(Verify(g.sectors[s], buffer));
       kept_.emplace(g.sectors[s], kept_sectors_.size());
       kept_sectors_.insert(kept_sectors_.end(), buffer, buffer + format::kSector);
     }
@@ -137,6 +134,21 @@ class DecoupledSearchContext::VectorReader final : public VectorFetcher {
     stats_->full_distances += static_cast<std::uint32_t>(g.ids.size());
     ++collected_;
     return Status::OK();
+  }
+
+  // Verifies a vector sector. On a growing layout the writer may have been
+  // rewriting the file's last sector (a new vector beside published ones)
+  // while it was read: a sector that fails its check is read again, a few
+  // times, before it is reported.
+  Status Verify(std::uint64_t sector, std::byte* buffer) {
+    const std::string& path = ctx_.layout_.vectors.path();
+    const auto span = std::span<std::byte, format::kSector>(buffer, format::kSector);
+    Status st = format::VerifySector(span, format::FileKind::kVectors, sector, path);
+    for (int retry = 0; !st.ok() && ctx_.layout_.growth && retry < 4; ++retry) {
+      STRATA_RETURN_IF_ERROR(ctx_.layout_.vectors.file().ReadAt(sector * format::kSector, span));
+      st = format::VerifySector(span, format::FileKind::kVectors, sector, path);
+    }
+    return st;
   }
 
   // Waits for every read still in flight (after an error).
@@ -174,7 +186,9 @@ DecoupledSearchContext::DecoupledSearchContext(const GraphIndexData& index,
       record_distance_(index.metric, index.nodes.layout().element_type, index.dim(),
                        index.kernels) {}
 
-DecoupledSearchContext::~DecoupledSearchContext() = default;
+DecoupledSearchContext::~DecoupledSearchContext() {
+  if (reader_slot_) layout_.growth->epochs().Release(*reader_slot_);
+}
 
 Result<std::unique_ptr<DecoupledSearchContext>> DecoupledSearchContext::Create(
     const GraphIndexData& index, const DecoupledGraphData& layout,
@@ -196,6 +210,10 @@ Result<std::unique_ptr<DecoupledSearchContext>> DecoupledSearchContext::Create(
   STRATA_RETURN_IF_ERROR(ctx->queue_->RegisterBuffers(ctx->buffers_.region()));
   ctx->max_beam_width_ = max_beam_width;
   ctx->requests_.resize(buffers);
+  ctx->issued_.resize(buffers);
+  if (layout.growth) {
+    STRATA_ASSIGN_OR_RETURN(ctx->reader_slot_, layout.growth->epochs().Claim());
+  }
   if (!index.mem_graph.empty()) ctx->walker_.emplace(index.mem_graph);
   ctx->vectors_ = std::make_unique<VectorReader>(ctx.get(), max_beam_width);
   return ctx;
@@ -205,17 +223,17 @@ void DecoupledSearchContext::Offer(std::span<const std::uint32_t> vertices, Quer
   fresh_.clear();
   const std::size_t m = index_.pq.code_size();
   for (std::uint32_t v : vertices) {
-    if (v >= index_.num_slots() || expanded_.Contains(v) || !offered_.Insert(v)) continue;
+    if (v >= limit_ || expanded_.Contains(v) || !offered_.Insert(v)) continue;
     fresh_.push_back(v);
     // Codes are scattered over num_slots * m bytes: prefetch them all so the
     // cache misses overlap instead of being paid one after another.
-    __builtin_prefetch(index_.code(v));
-    __builtin_prefetch(index_.code(v) + m - 1);
+    __builtin_prefetch(Code(v));
+    __builtin_prefetch(Code(v) + m - 1);
   }
   if (fresh_.empty()) return;
   fresh_codes_.resize(fresh_.size() * m);
   for (std::size_t i = 0; i < fresh_.size(); ++i) {
-    std::memcpy(fresh_codes_.data() + i * m, index_.code(fresh_[i]), m);
+    std::memcpy(fresh_codes_.data() + i * m, Code(fresh_[i]), m);
   }
   fresh_dists_.resize(fresh_.size());
   quant::ComputeDistances(table_, fresh_codes_.data(), fresh_.size(), fresh_dists_.data());
@@ -242,11 +260,10 @@ const std::byte* DecoupledSearchContext::KeptPage(std::uint32_t page) const {
   return it == kept_.end() ? nullptr : kept_pages_.data() + it->second;
 }
 
-Status DecoupledSearchContext::Expand(std::uint32_t vertex, const std::byte* sector,
-                                      QueryStats* stats) {
+Status DecoupledSearchContext::Expand(std::uint32_t vertex, format::EdgeLocation loc,
+                                      const std::byte* sector, QueryStats* stats) {
   if (!expanded_.Insert(vertex)) return Status::OK();
   ++stats->expanded;
-  const format::EdgeLocation loc = layout_.where[vertex];
   STRATA_ASSIGN_OR_RETURN(
       format::EdgePageReader page,
       format::EdgePageReader::Open(layout_.edges.geometry(),
@@ -264,20 +281,22 @@ Status DecoupledSearchContext::Expand(std::uint32_t vertex, const std::byte* sec
 Status DecoupledSearchContext::Complete(const IoRequest& r, const SearchParams& params,
                                         QueryStats* stats) {
   STRATA_RETURN_IF_ERROR(r.status.WithContext(layout_.edges.path()));
-  const auto target = static_cast<std::uint32_t>(r.tag);
-  const std::uint32_t page_no = layout_.where[target].page;
+  const auto target = static_cast<std::uint32_t>(r.tag >> 32);
+  const format::EdgeLocation loc = issued_[r.tag & 0xFFFFFFFFu];
+  const std::uint32_t page_no = loc.page;
   ++stats->pages_read;
   STRATA_RETURN_IF_ERROR(
       layout_.edges
           .OpenPage(page_no, std::span<const std::byte, format::kSector>(r.buffer, format::kSector))
           .status());
   if (layout_.cache) layout_.cache->Offer(page_no, r.buffer);
-  return Arrive(page_no, target, r.buffer, params, stats);
+  return Arrive(loc, target, r.buffer, params, stats);
 }
 
-Status DecoupledSearchContext::Arrive(std::uint32_t page_no, std::uint32_t target,
+Status DecoupledSearchContext::Arrive(format::EdgeLocation loc, std::uint32_t target,
                                       const std::byte* sector, const SearchParams& params,
                                       QueryStats* stats) {
+  const std::uint32_t page_no = loc.page;
   std::size_t offset = kept_pages_.size();
   if (sector != nullptr) {
     kept_pages_.insert(kept_pages_.end(), sector, sector + format::kSector);
@@ -291,23 +310,24 @@ Status DecoupledSearchContext::Arrive(std::uint32_t page_no, std::uint32_t targe
       format::EdgePageReader::Open(layout_.edges.geometry(),
                                    std::span<const std::byte, format::kSectorPayload>(
                                        kept, format::kSectorPayload)));
-  STRATA_RETURN_IF_ERROR(Expand(target, kept, stats));
+  STRATA_RETURN_IF_ERROR(Expand(target, loc, kept, stats));
   if (!params.page_search) return Status::OK();
   for (std::uint32_t s = 0; s < layout_.edges.geometry().slots_per_page; ++s) {
     const std::uint32_t v = page.vertex(s);
-    if (v == format::kNoVertex || v >= index_.num_slots() || expanded_.Contains(v) ||
-        layout_.where[v].page != page_no) {
-      continue;
-    }
+    if (v == format::kNoVertex || v >= limit_ || expanded_.Contains(v)) continue;
+    // A mate whose list has moved since (an in-place update) is read where
+    // it is now, if the walk takes it.
+    const format::EdgeLocation mate = layout_.Location(v);
+    if (mate.page != page_no || mate.slot != s) continue;
     // A mate is worth expanding only where its code distance would enter
     // the list: a far mate would only add candidates the list drops.
-    const float d = quant::ComputeDistance(table_, index_.code(v));
+    const float d = quant::ComputeDistance(table_, Code(v));
     ++stats->pq_distances;
     if (!list_.WouldKeep(d)) continue;
     if (offered_.Insert(v) || !list_.SetState(v, DiskCandidates::kDone)) list_.Insert(v, d);
     list_.SetState(v, DiskCandidates::kDone);
     ++stats->page_records;
-    STRATA_RETURN_IF_ERROR(Expand(v, kept, stats));
+    STRATA_RETURN_IF_ERROR(Expand(v, mate, kept, stats));
   }
   return Status::OK();
 }
@@ -323,17 +343,18 @@ Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stat
       const DiskCandidates::Entry e = list_.TakeNew();
       ++taken_;
       if (expanded_.Contains(e.id)) continue;
-      const std::uint32_t page_no = layout_.where[e.id].page;
+      const format::EdgeLocation loc = layout_.Location(e.id);
+      const std::uint32_t page_no = loc.page;
       if (page_no == 0) {  // an empty slot: no list
         expanded_.Insert(e.id);
         continue;
       }
       if (const std::byte* kept = KeptPage(page_no)) {
-        STRATA_RETURN_IF_ERROR(Expand(e.id, kept, stats));
+        STRATA_RETURN_IF_ERROR(Expand(e.id, loc, kept, stats));
         continue;
       }
       if (!requested_pages_.Insert(page_no)) {
-        deferred_.push_back(e.id);
+        deferred_.emplace_back(e.id, loc);
         continue;
       }
       if (layout_.cache) {
@@ -341,7 +362,7 @@ Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stat
         kept_pages_.resize(end + format::kSector);
         if (layout_.cache->Lookup(page_no, kept_pages_.data() + end)) {
           ++stats->cache_hits;
-          STRATA_RETURN_IF_ERROR(Arrive(page_no, e.id, nullptr, params, stats));
+          STRATA_RETURN_IF_ERROR(Arrive(loc, e.id, nullptr, params, stats));
           continue;
         }
         kept_pages_.resize(end);
@@ -352,7 +373,8 @@ Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stat
       r.offset = static_cast<std::uint64_t>(page_no) * format::kSector;
       r.length = static_cast<std::uint32_t>(format::kSector);
       r.buffer = buffers_.buffer(pending_.size());
-      r.tag = e.id;
+      r.tag = (static_cast<std::uint64_t>(e.id) << 32) | pending_.size();
+      issued_[pending_.size()] = loc;
       pending_.push_back(&r);
     }
     if (pending_.empty()) continue;
@@ -369,9 +391,33 @@ Status DecoupledSearchContext::Walk(const SearchParams& params, QueryStats* stat
     stats->io_wait_us += io_timer.ElapsedMicros();
     // In issue order, not completion order: results independent of timing.
     for (std::size_t i = 0; i < n; ++i) STRATA_RETURN_IF_ERROR(Complete(requests_[i], params, stats));
-    for (std::uint32_t v : deferred_) {
-      STRATA_RETURN_IF_ERROR(Expand(v, KeptPage(layout_.where[v].page), stats));
+    for (const auto& [v, loc] : deferred_) {
+      STRATA_RETURN_IF_ERROR(Expand(v, loc, KeptPage(loc.page), stats));
     }
+  }
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::ExactDistances(std::span<const graph::Neighbor> candidates,
+                                              std::vector<graph::Neighbor>* out) {
+  const std::size_t group = SearchParams::kMaxRerankGroup;
+  const std::size_t groups = (candidates.size() + group - 1) / group;
+  std::vector<graph::NodeId>& ids = fresh_;
+  auto submit = [&](std::size_t g) {
+    ids.clear();
+    for (std::size_t i = g * group; i < std::min(candidates.size(), (g + 1) * group); ++i) {
+      ids.push_back(candidates[i].id);
+    }
+    return vectors_->Submit(ids);
+  };
+  out->clear();
+  float dist[SearchParams::kMaxRerankGroup];
+  if (groups > 0) STRATA_RETURN_IF_ERROR(submit(0));
+  for (std::size_t g = 0; g < groups; ++g) {
+    if (g + 1 < groups) STRATA_RETURN_IF_ERROR(submit(g + 1));
+    const std::size_t begin = g * group, end = std::min(candidates.size(), begin + group);
+    STRATA_RETURN_IF_ERROR(vectors_->Collect(std::span<float>(dist, end - begin)));
+    for (std::size_t i = begin; i < end; ++i) out->push_back({candidates[i].id, dist[i - begin]});
   }
   return Status::OK();
 }
@@ -380,8 +426,8 @@ Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* st
   candidates_.clear();
   for (std::size_t i = 0; i < list_.size(); ++i) {
     const std::uint32_t v = list_[i].id;
-    const std::uint32_t row = index_.RowOfSlot(v);
-    if (row == kNoRow || (filter_ != nullptr && !filter_->Accept(row))) continue;
+    const std::uint32_t row = RowOf(v);
+    if (row == kNoRow || Deleted(v) || (filter_ != nullptr && !filter_->Accept(row))) continue;
     candidates_.push_back({v, list_[i].distance});
   }
   vectors_->Reset(stats);
@@ -393,32 +439,36 @@ Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* st
     top_ = std::move(r.top);
     return Status::OK();
   }
-  // Every candidate, a buffer-full at a time, the next read while this is
-  // computed.
-  const std::size_t group = SearchParams::kMaxRerankGroup;
-  const std::size_t groups = (candidates_.size() + group - 1) / group;
-  std::vector<graph::NodeId> ids;
-  auto submit = [&](std::size_t g) {
-    ids.clear();
-    for (std::size_t i = g * group; i < std::min(candidates_.size(), (g + 1) * group); ++i) {
-      ids.push_back(candidates_[i].id);
-    }
-    return vectors_->Submit(ids);
-  };
-  top_.clear();
-  float dist[SearchParams::kMaxRerankGroup];
-  if (groups > 0) STRATA_RETURN_IF_ERROR(submit(0));
-  for (std::size_t g = 0; g < groups; ++g) {
-    if (g + 1 < groups) STRATA_RETURN_IF_ERROR(submit(g + 1));
-    const std::size_t begin = g * group, end = std::min(candidates_.size(), begin + group);
-    STRATA_RETURN_IF_ERROR(vectors_->Collect(std::span<float>(dist, end - begin)));
-    for (std::size_t i = begin; i < end; ++i) top_.push_back({candidates_[i].id, dist[i - begin]});
-  }
+  STRATA_RETURN_IF_ERROR(ExactDistances(candidates_, &top_));
   stats->reranked = static_cast<std::uint32_t>(top_.size());
   const std::size_t k = std::min<std::size_t>(params.k, top_.size());
   std::partial_sort(top_.begin(), top_.begin() + k, top_.end(), graph::NeighborLess);
   top_.resize(k);
   return Status::OK();
+}
+
+Status DecoupledSearchContext::Begin(std::span<const float> query, const SearchParams& params,
+                                     std::size_t slots, QueryStats* stats) {
+  *stats = QueryStats{};
+  STRATA_RETURN_IF_ERROR(
+      PrepareGraphQuery(index_, query, params, max_beam_width_, slots, &query_, &table_));
+  list_.Reset(params.list_size);
+  offered_.Clear();
+  expanded_.Clear();
+  requested_pages_.Clear();
+  kept_.clear();
+  kept_pages_.clear();
+  taken_ = 0;
+  filter_ = params.filter;
+  // The epoch first, then the vertex count: every location this query reads
+  // is at least as new as the epoch it announced.
+  if (reader_slot_) layout_.growth->epochs().Enter(*reader_slot_);
+  limit_ = layout_.growth ? layout_.growth->count() : static_cast<std::uint32_t>(index_.num_slots());
+  return Status::OK();
+}
+
+void DecoupledSearchContext::End() {
+  if (reader_slot_) layout_.growth->epochs().Exit(*reader_slot_);
 }
 
 Status DecoupledSearchContext::Search(std::span<const float> query, const SearchParams& given,
@@ -429,31 +479,48 @@ Status DecoupledSearchContext::Search(std::span<const float> query, const Search
   params.list_size = given.EffectiveListSize();
   QueryStats unused;
   if (stats == nullptr) stats = &unused;
-  *stats = QueryStats{};
-  STRATA_RETURN_IF_ERROR(PrepareGraphQuery(index_, query, params, max_beam_width_,
-                                           std::min(ids.size(), distances.size()), &query_,
-                                           &table_));
-  list_.Reset(params.list_size);
-  offered_.Clear();
-  expanded_.Clear();
-  requested_pages_.Clear();
-  kept_.clear();
-  kept_pages_.clear();
-  taken_ = 0;
-  filter_ = params.filter;
+  STRATA_RETURN_IF_ERROR(Begin(query, params, std::min(ids.size(), distances.size()), stats));
   Seed(params, stats);
   Status st = Walk(params, stats);
   if (st.ok()) st = Rerank(params, stats);
-  if (!st.ok()) {
-    vectors_->Drain();  // no read may land in a buffer after we return
-    return st;
-  }
+  if (!st.ok()) vectors_->Drain();  // no read may land in a buffer after we return
+  End();
+  if (!st.ok()) return st;
   for (std::size_t i = 0; i < params.k; ++i) {
     const bool found = i < top_.size();
-    ids[i] = found ? index_.RowOfSlot(top_[i].id) : kInvalidVectorId;
+    ids[i] = found ? RowOf(top_[i].id) : kInvalidVectorId;
     distances[i] = found ? top_[i].distance : std::numeric_limits<float>::infinity();
   }
   stats->latency_us = timer.ElapsedMicros();
+  return Status::OK();
+}
+
+Status DecoupledSearchContext::Explore(std::span<const float> query, const SearchParams& given,
+                                       std::vector<graph::Neighbor>* exact,
+                                       std::vector<graph::Neighbor>* approximate,
+                                       QueryStats* stats) {
+  SearchParams params = given;
+  params.list_size = given.EffectiveListSize();
+  params.filter = nullptr;
+  QueryStats unused;
+  if (stats == nullptr) stats = &unused;
+  STRATA_RETURN_IF_ERROR(Begin(query, params, params.k, stats));
+  Seed(params, stats);
+  Status st = Walk(params, stats);
+  approximate->clear();
+  candidates_.clear();
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    const std::uint32_t v = list_[i].id;
+    if (RowOf(v) == kNoRow || Deleted(v)) continue;
+    (candidates_.size() < params.k ? candidates_ : *approximate).push_back({v, list_[i].distance});
+  }
+  vectors_->Reset(stats);
+  if (st.ok()) st = ExactDistances(candidates_, exact);
+  if (!st.ok()) vectors_->Drain();
+  End();
+  STRATA_RETURN_IF_ERROR(st);
+  stats->reranked = static_cast<std::uint32_t>(exact->size());
+  std::sort(exact->begin(), exact->end(), graph::NeighborLess);
   return Status::OK();
 }
 

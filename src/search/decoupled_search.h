@@ -23,6 +23,7 @@
 #define STRATA_SEARCH_DECOUPLED_SEARCH_H_
 
 #include <cstdint>
+#include <bit>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,6 +34,7 @@
 #include "format/vector_file.h"
 #include "graph/neighbor.h"
 #include "graph/visited_set.h"
+#include "search/decoupled_growth.h"
 #include "search/disk_candidates.h"
 #include "search/edge_page_cache.h"
 #include "search/graph_index_data.h"
@@ -51,6 +53,20 @@ struct DecoupledGraphData {
   format::VectorFile vectors;
   std::vector<format::EdgeLocation> where;  // vertex -> its list (8 B a vertex)
   std::unique_ptr<EdgePageCache> cache;     // hot edge pages; may be null
+  // Set while the layout is changed in place (update/in_place_updater.h):
+  // `where` then holds growth->capacity() entries. Null for a static layout.
+  std::unique_ptr<DecoupledGrowth> growth;
+
+  // `vertex`'s entry, read whole (the writer may be switching it).
+  format::EdgeLocation Location(std::uint32_t vertex) const {
+    return std::bit_cast<format::EdgeLocation>(
+        __atomic_load_n(reinterpret_cast<const RawLocation*>(&where[vertex]), __ATOMIC_SEQ_CST));
+  }
+  // The writer switches `vertex` to `loc` (whole, sequentially consistent).
+  void SetLocation(std::uint32_t vertex, format::EdgeLocation loc) {
+    __atomic_store_n(reinterpret_cast<RawLocation*>(&where[vertex]),
+                     std::bit_cast<std::uint64_t>(loc), __ATOMIC_SEQ_CST);
+  }
 
   // Opens `dir`/graph.edges and `dir`/graph.vectors, rebuilds the
   // indirection table from the pages and checks both files against `index`
@@ -58,9 +74,14 @@ struct DecoupledGraphData {
   // where they differ.
   static Result<DecoupledGraphData> Open(const std::string& dir, const GraphIndexData& index);
   std::size_t MemoryBytes() const {
-    return where.capacity() * sizeof(format::EdgeLocation) + (cache ? cache->MemoryBytes() : 0);
+    return where.capacity() * sizeof(format::EdgeLocation) + (cache ? cache->MemoryBytes() : 0) +
+           (growth ? growth->MemoryBytes() : 0);
   }
   std::uint64_t DiskBytes() const;
+
+ private:
+  using RawLocation __attribute__((may_alias)) = std::uint64_t;
+  static_assert(sizeof(format::EdgeLocation) == sizeof(std::uint64_t));
 };
 
 // Per-thread search state over one decoupled layout. Not thread-safe; one
@@ -79,24 +100,54 @@ class DecoupledSearchContext {
   Status Search(std::span<const float> query, const SearchParams& params,
                 std::span<VectorId> ids, std::span<float> distances, QueryStats* stats);
 
+  // Position seeking for an insert (NAVIS): walks as Search does for
+  // `query` (which is checked and prepared the same way), then gives the
+  // exact distances of the nearest params.k candidates, read from the vector
+  // file, in `exact` (ascending) and the other candidates with their code
+  // distances in `approximate` (ascending). Deleted vertices are left out of
+  // both; the filter is not used.
+  Status Explore(std::span<const float> query, const SearchParams& params,
+                 std::vector<graph::Neighbor>* exact, std::vector<graph::Neighbor>* approximate,
+                 QueryStats* stats);
+  // The last query in the index's distance space (normalised under cosine).
+  std::span<const float> prepared_query() const { return query_; }
+
   IoEngine engine() const { return queue_->engine(); }
 
  private:
   class VectorReader;
 
   DecoupledSearchContext(const GraphIndexData& index, const DecoupledGraphData& layout);
+  // Both searches' start: checks, per-query state, the reader epoch.
+  Status Begin(std::span<const float> query, const SearchParams& params, std::size_t slots,
+               QueryStats* stats);
+  void End();
+  const std::uint8_t* Code(std::uint32_t v) const {
+    return v < index_.num_slots() ? index_.code(v) : layout_.growth->code(v);
+  }
+  std::uint32_t RowOf(std::uint32_t v) const {
+    if (v < index_.num_slots()) return index_.RowOfSlot(v);
+    return layout_.growth->base_rows() + (v - layout_.growth->base());
+  }
+  bool Deleted(std::uint32_t v) const { return layout_.growth && layout_.growth->deleted(v); }
+  // Exact distances of `candidates` (their vectors read a buffer-full at a
+  // time, the next read while this one is computed), in candidate order.
+  Status ExactDistances(std::span<const graph::Neighbor> candidates,
+                        std::vector<graph::Neighbor>* out);
   void Seed(const SearchParams& params, QueryStats* stats);
   void Offer(std::span<const std::uint32_t> vertices, QueryStats* stats);
   Status Walk(const SearchParams& params, QueryStats* stats);
   // The page of a fetched vertex kept this query, or null.
   const std::byte* KeptPage(std::uint32_t page) const;
-  // Expands `vertex` from its (kept) page: its neighbours into the list.
-  Status Expand(std::uint32_t vertex, const std::byte* sector, QueryStats* stats);
+  // Expands `vertex`, whose list is at `loc`, from its (kept) page: its
+  // neighbours into the list.
+  Status Expand(std::uint32_t vertex, format::EdgeLocation loc, const std::byte* sector,
+                QueryStats* stats);
   // A read has completed: verify the page, offer it to the cache, Arrive.
   Status Complete(const IoRequest& request, const SearchParams& params, QueryStats* stats);
   // A page is here (read or from the cache; verified): keep it, expand
   // `target` and (page search) the mates the list would keep.
-  Status Arrive(std::uint32_t page_no, std::uint32_t target, const std::byte* sector,
+  Status Arrive(format::EdgeLocation loc, std::uint32_t target, const std::byte* sector,
                 const SearchParams& params, QueryStats* stats);
   Status Rerank(const SearchParams& params, QueryStats* stats);
 
@@ -111,7 +162,12 @@ class DecoupledSearchContext {
   RecordDistance record_distance_;
   std::unique_ptr<VectorReader> vectors_;
 
+  std::optional<std::uint32_t> reader_slot_;  // growing layouts: this context's epoch slot
+
   // Per-query state.
+  std::uint32_t limit_ = 0;  // vertices this query may meet (those published when it began)
+  std::vector<format::EdgeLocation> issued_;  // per request: the location read
+  std::vector<std::pair<std::uint32_t, format::EdgeLocation>> deferred_;  // page in flight
   DiskCandidates list_;
   graph::VisitedSet offered_;
   graph::VisitedSet expanded_;
@@ -124,7 +180,6 @@ class DecoupledSearchContext {
   const IdFilter* filter_ = nullptr;
   std::vector<IoRequest> requests_;
   std::vector<IoRequest*> pending_;
-  std::vector<std::uint32_t> deferred_;  // taken while their page was in flight
   std::vector<std::uint32_t> seeds_;
   std::vector<std::uint32_t> neighbours_;
   std::vector<std::uint32_t> fresh_;

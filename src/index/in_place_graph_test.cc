@@ -1,0 +1,275 @@
+// In-place inserts and deletes on the decoupled layout (InPlaceGraph):
+// recall against exact ground truth of the live set after the base has
+// doubled, tombstones never returned, freed edge pages reused, the write
+// volume of an insert bounded by the pages it changes, bad input, and
+// searches running beside the writer (run under ThreadSanitizer in CI).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "scratch_dir.h"
+#include "strata/eval.h"
+#include "strata/in_place_graph.h"
+#include "synthetic_dataset.h"
+
+namespace strata {
+namespace {
+
+constexpr std::uint64_t kRows = 4000;  // the first half built, the rest inserted
+constexpr std::uint64_t kBuilt = 2000;
+constexpr std::uint32_t kDim = 24;
+constexpr std::uint32_t kQueries = 60;
+
+struct Fixture {
+  testutil::TestDataset data;
+  VectorMatrix base, queries;
+  std::string index, layout;
+};
+
+void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Fixture* f) {
+  f->data = testutil::MakeTestDataset(dir, metric, ElementType::kFloat32, kRows, kDim, kQueries, 5);
+  auto base = ReadVectorsAsFloat(f->data.base);
+  auto queries = ReadVectorsAsFloat(f->data.queries);
+  ASSERT_TRUE(base.ok() && queries.ok());
+  f->base = std::move(*base);
+  f->queries = std::move(*queries);
+  auto half = VectorMatrix::Allocate(ElementType::kFloat32, kBuilt, kDim);
+  ASSERT_TRUE(half.ok());
+  std::memcpy(half->bytes(), f->base.bytes(), half->size_bytes());
+  const std::string half_path = dir.File("half.fbin");
+  ASSERT_TRUE(WriteDataset(half_path, *half).ok());
+  GraphBuildOptions b;
+  b.metric = metric;
+  b.R = 24;
+  b.L = 48;
+  b.threads = 2;
+  b.page_shuffle = shuffle;
+  b.mem_graph_ratio = shuffle ? 0.02 : 0.0;
+  f->index = dir.File("idx");
+  f->layout = dir.File("decoupled");
+  auto report = BuildGraphIndex(half_path, f->index, b);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  std::filesystem::create_directories(f->layout);
+  auto split = WriteDecoupledLayout(f->index, f->layout, {.threads = 2});
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+}
+
+// Exact top 10 of every query over base rows [0, rows) that `live` keeps.
+GroundTruth LiveGroundTruth(const Fixture& f, Metric metric, std::uint64_t rows,
+                            const std::vector<bool>& deleted) {
+  ExactKnnOptions o;
+  o.k = 10;
+  o.metric = metric;
+  o.threads = 2;
+  o.accept = [&](std::size_t, VectorId id) { return id < deleted.size() && !deleted[id]; };
+  auto gt = ComputeGroundTruth(ElementType::kFloat32, f.base.bytes(), rows, f.queries.bytes(),
+                               f.queries.rows(), kDim, o);
+  EXPECT_TRUE(gt.ok()) << gt.status().ToString();
+  return gt.ok() ? std::move(*gt) : GroundTruth{};
+}
+
+struct Case {
+  Metric metric;
+  bool shuffle;
+};
+
+class InPlaceInsert : public ::testing::TestWithParam<Case> {};
+
+TEST_P(InPlaceInsert, DoublingTheBaseKeepsRecallAgainstTheLiveSet) {
+  testutil::ScratchDir dir;
+  const Case c = GetParam();
+  Fixture f;
+  Build(dir, c.metric, c.shuffle, &f);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = static_cast<std::uint32_t>(kRows + 64)});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::uint64_t pages_at_open = (*g)->edge_pages();
+  std::uint64_t bytes = 0, reused = 0, written = 0, max_pages = 0;
+  for (std::uint64_t r = kBuilt; r < kRows; ++r) {
+    InsertReport report;
+    auto row = (*g)->Insert(f.base.row<float>(r), &report);
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    ASSERT_EQ(*row, r);  // rows follow the index's
+    EXPECT_GE(report.lists_written, 2u);
+    EXPECT_GT(report.pages_read, 0u);
+    bytes += report.bytes_written;
+    reused += report.pages_reused;
+    written += report.edge_pages_written;
+    max_pages = std::max<std::uint64_t>(max_pages, report.edge_pages_written);
+  }
+  EXPECT_EQ((*g)->num_rows(), kRows);
+  // Lists are gathered: at most ceil((R + 1) / 11) pages and one vector
+  // sector per insert (R 24: 3 + 1), never one page per changed list.
+  EXPECT_LE(max_pages, 3u);
+  EXPECT_LE(bytes / (kRows - kBuilt), 4u * 4096);
+  // Pages whose every list moved are taken again: the file grows by less
+  // than it is written.
+  EXPECT_GT(reused, 0u);
+  EXPECT_LT((*g)->edge_pages() - pages_at_open, written);
+
+  const std::vector<bool> none(kRows, false);
+  const GroundTruth gt = LiveGroundTruth(f, c.metric, kRows, none);
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 64;
+  auto r = SearchBatch((*g)->index(), f.queries, p, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto recall = ComputeRecall(r->results, gt, 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.95);
+  // Inserted rows are found, not only the built ones.
+  std::uint64_t inserted_hits = 0;
+  for (VectorId id : r->results.ids) inserted_hits += id >= kBuilt && id < kRows;
+  EXPECT_GT(inserted_hits, r->results.ids.size() / 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, InPlaceInsert,
+                         ::testing::Values(Case{Metric::kL2, false}, Case{Metric::kL2, true},
+                                           Case{Metric::kCosine, true}),
+                         [](const auto& info) {
+                           return std::string(MetricName(info.param.metric)) +
+                                  (info.param.shuffle ? "_shuffled" : "_packed");
+                         });
+
+TEST(InPlaceDelete, TombstonesAreNeverReturnedAndRecallHolds) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, true, &f);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<bool> deleted(kRows, false);
+  for (std::uint64_t r = kBuilt; r < kRows; ++r) {
+    auto row = (*g)->Insert(f.base.row<float>(r));
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    if (r % 3 == 0) {  // delete as we go: old rows and fresh ones
+      ASSERT_TRUE((*g)->Delete(static_cast<std::uint32_t>(r - kBuilt)).ok());
+      deleted[r - kBuilt] = true;
+      ASSERT_TRUE((*g)->Delete(static_cast<std::uint32_t>(r)).ok());
+      deleted[r] = true;
+    }
+  }
+  EXPECT_EQ((*g)->Delete(5000).code(), StatusCode::kNotFound);
+  const auto first_deleted = static_cast<std::uint32_t>(
+      std::find(deleted.begin(), deleted.end(), true) - deleted.begin());
+  EXPECT_EQ((*g)->Delete(first_deleted).code(), StatusCode::kNotFound);
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 80;
+  auto r = SearchBatch((*g)->index(), f.queries, p, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (VectorId id : r->results.ids) {
+    ASSERT_LT(id, kRows);
+    EXPECT_FALSE(deleted[id]) << "deleted row " << id << " returned";
+  }
+  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, kRows, deleted), 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.93);
+}
+
+TEST(InPlaceErrors, BadInputIsRefusedAndChangesNothing) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, false, &f);
+  EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {}, {.cache_mib = 4}).status().code(),
+            StatusCode::kNotSupported);
+  EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {.L = 0}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {.R = 1000}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(InPlaceGraph::Open(f.index, dir.File("nowhere"), {}).status().code(),
+            StatusCode::kNotFound);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kBuilt + 2});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<float> wrong(kDim + 1, 0.5f);
+  EXPECT_EQ((*g)->Insert(wrong).status().code(), StatusCode::kInvalidArgument);
+  std::vector<float> nan(kDim, std::nanf(""));
+  EXPECT_EQ((*g)->Insert(nan).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*g)->num_rows(), kBuilt);
+  ASSERT_TRUE((*g)->Insert(f.base.row<float>(kBuilt)).ok());
+  ASSERT_TRUE((*g)->Insert(f.base.row<float>(kBuilt + 1)).ok());
+  EXPECT_EQ((*g)->Insert(f.base.row<float>(kBuilt + 2)).status().code(),
+            StatusCode::kOutOfRange);
+  EXPECT_EQ((*g)->num_rows(), kBuilt + 2);
+}
+
+// One writer inserting and deleting, two threads searching all the while:
+// every result a row that existed, none twice, none deleted before the
+// search began; recall of the live set at the end.
+TEST(InPlaceConcurrency, SearchesBesideInsertsAndDeletes) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, true, &f);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::unique_ptr<std::atomic<bool>[]> gone(new std::atomic<bool>[kRows]);
+  for (std::uint64_t r = 0; r < kRows; ++r) gone[r].store(false);
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> searches{0}, failures{0};
+  auto searcher = [&](unsigned seed) {
+    SearchParams p;
+    p.k = 10;
+    p.list_size = 40;
+    auto s = (*g)->index().NewSearcher(p);
+    if (!s.ok()) {
+      ++failures;
+      return;
+    }
+    std::vector<VectorId> ids(10);
+    std::vector<float> dist(10);
+    std::vector<bool> gone_before(kRows);
+    for (std::uint64_t i = seed; !stop.load(); ++i) {
+      for (std::uint64_t r = 0; r < kRows; r += 1) gone_before[r] = gone[r].load();
+      const Status st = (*s)->Search(f.queries.row<float>(i % kQueries), p, ids, dist, nullptr);
+      if (!st.ok()) {
+        ++failures;
+        continue;
+      }
+      std::set<VectorId> seen;
+      for (VectorId id : ids) {
+        if (id == kInvalidVectorId) continue;
+        if (id >= kRows || gone_before[id] || !seen.insert(id).second) ++failures;
+      }
+      ++searches;
+    }
+  };
+  std::thread a(searcher, 0), b(searcher, 7);
+  std::uint64_t deletes = 0;
+  for (std::uint64_t r = kBuilt; r < kRows; ++r) {
+    auto row = (*g)->Insert(f.base.row<float>(r));
+    if (!row.ok()) {
+      ADD_FAILURE() << row.status().ToString();
+      break;
+    }
+    if (r % 4 == 0) {
+      const auto victim = static_cast<std::uint32_t>((r * 7919) % (r + 1));
+      if (!gone[victim].load() && (*g)->Delete(victim).ok()) {
+        gone[victim].store(true);
+        ++deletes;
+      }
+    }
+  }
+  stop.store(true);
+  a.join();
+  b.join();
+  EXPECT_EQ(failures.load(), 0u);
+  EXPECT_GT(searches.load(), 100u);
+  EXPECT_GT(deletes, 100u);
+  std::vector<bool> deleted(kRows);
+  for (std::uint64_t r = 0; r < kRows; ++r) deleted[r] = gone[r].load();
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 64;
+  auto r = SearchBatch((*g)->index(), f.queries, p, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, kRows, deleted), 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.95);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,104 @@
+// The state a decoupled graph layout (decoupled_search.h) needs to be
+// searched while one writer changes it in place (NAVIS's out-of-place
+// structural updates; Sun et al., "NAVIS: Concurrent Search and Update with
+// Low Position-Seeking Overhead in On-SSD Graph-Based Vector Search"):
+//
+//   - vertices appended past the files' own: their PQ codes in a RAM arena
+//     sized for `capacity` at creation (never reallocated, so a reader's
+//     pointer stays valid), published by a count stored with release order
+//     after the codes and the vertex's edge location are written. A search
+//     reads the count once when it starts and ignores vertices above it, so
+//     it never reads a code the writer has not finished;
+//   - tombstones (one byte a vertex): a deleted vertex is still walked
+//     through but never returned;
+//   - reader epochs (Fraser, "Practical lock-freedom", epoch-based
+//     reclamation): a search announces the epoch it started in; an edge page
+//     whose every list has moved elsewhere is reused only once no search that
+//     may still hold its old location is running, so a reader never sees a
+//     page rewritten under it.
+// The indirection table itself stays DecoupledGraphData::where (sized for
+// `capacity`), read and written as whole 8-byte entries
+// (DecoupledGraphData::Location / SetLocation).
+#ifndef STRATA_SEARCH_DECOUPLED_GROWTH_H_
+#define STRATA_SEARCH_DECOUPLED_GROWTH_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "strata/result.h"
+
+namespace strata::search {
+
+class ReaderEpochs {
+ public:
+  static constexpr std::size_t kMaxReaders = 1024;
+  ReaderEpochs();
+  // A reader slot for one search context; Busy when every slot
+  // is taken. Release gives it back.
+  Result<std::uint32_t> Claim();
+  void Release(std::uint32_t slot);
+  // A search starts / ends on `slot`.
+  void Enter(std::uint32_t slot);
+  void Exit(std::uint32_t slot);
+  // The writer retires what it has just unlinked: returns the epoch it was
+  // retired in (later searches cannot reach it).
+  std::uint64_t Retire();
+  // The oldest epoch a running search entered in (UINT64_MAX when none
+  // runs): what was retired in an epoch below it may be reused.
+  std::uint64_t OldestActive() const;
+
+ private:
+  struct alignas(64) Slot {
+    std::atomic<std::uint64_t> epoch{0};  // 0: idle
+    std::atomic<bool> claimed{false};
+  };
+  std::atomic<std::uint64_t> global_{1};
+  std::unique_ptr<Slot[]> slots_;
+};
+
+class DecoupledGrowth {
+ public:
+  // Vertices [0, base) are the files'; rows [0, base_rows) theirs (a
+  // vertex >= base has row base_rows + (vertex - base)).
+  DecoupledGrowth(std::uint32_t base, std::uint32_t base_rows, std::uint32_t capacity,
+                  std::size_t code_size);
+
+  std::uint32_t base() const { return base_; }
+  std::uint32_t base_rows() const { return base_rows_; }
+  std::uint32_t capacity() const { return capacity_; }
+  // Vertices published (acquire: their codes and locations are visible).
+  std::uint32_t count() const { return count_.load(std::memory_order_acquire); }
+  // Writer: vertices below `count` are complete.
+  void Publish(std::uint32_t count) { count_.store(count, std::memory_order_release); }
+
+  // The code of appended vertex `v` (base <= v < capacity).
+  const std::uint8_t* code(std::uint32_t v) const {
+    return codes_.get() + static_cast<std::size_t>(v - base_) * code_size_;
+  }
+  std::uint8_t* mutable_code(std::uint32_t v) {
+    return codes_.get() + static_cast<std::size_t>(v - base_) * code_size_;
+  }
+
+  bool deleted(std::uint32_t v) const { return deleted_[v].load(std::memory_order_acquire) != 0; }
+  void MarkDeleted(std::uint32_t v) { deleted_[v].store(1, std::memory_order_release); }
+
+  ReaderEpochs& epochs() { return epochs_; }
+  std::size_t MemoryBytes() const {
+    return static_cast<std::size_t>(capacity_ - base_) * code_size_ + capacity_ +
+           ReaderEpochs::kMaxReaders * 64;
+  }
+
+ private:
+  std::uint32_t base_, base_rows_, capacity_;
+  std::size_t code_size_;
+  std::atomic<std::uint32_t> count_;
+  std::unique_ptr<std::uint8_t[]> codes_;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> deleted_;
+  ReaderEpochs epochs_;
+};
+
+}  // namespace strata::search
+
+#endif  // STRATA_SEARCH_DECOUPLED_GROWTH_H_

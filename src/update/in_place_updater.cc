@@ -1,0 +1,348 @@
+#include "update/in_place_updater.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "base/timer.h"
+#include "format/sector_file.h"
+#include "graph/vector_view.h"
+
+namespace strata::update {
+namespace {
+
+constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
+
+}  // namespace
+
+Status InPlaceOptions::Validate() const {
+  if (L == 0 || L > 4096) return Status::InvalidArgument("in-place L must be in 1..4096");
+  if (beam_width == 0 || beam_width > 128) {
+    return Status::InvalidArgument("in-place beam width must be in 1..128");
+  }
+  if (exact_neighbours == 0 || exact_neighbours > L) {
+    return Status::InvalidArgument("exact_neighbours must be in 1..L");
+  }
+  if (!(alpha >= 1.0f)) return Status::InvalidArgument("alpha must be >= 1");
+  return Status::OK();
+}
+
+InPlaceUpdater::InPlaceUpdater(const search::GraphIndexData& index,
+                               search::DecoupledGraphData* layout, const InPlaceOptions& options)
+    : index_(index), layout_(layout), options_(options), geometry_(layout->edges.geometry()) {}
+
+InPlaceUpdater::~InPlaceUpdater() = default;
+
+Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::GraphIndexData& index,
+                                                               search::DecoupledGraphData* layout,
+                                                               const InPlaceOptions& given) {
+  STRATA_RETURN_IF_ERROR(given.Validate());
+  if (layout->growth) return Status::InvalidArgument("the layout already has an updater");
+  if (index.nodes.layout().element_type != ElementType::kFloat32) {
+    return Status::NotSupported("in-place updates write float32 vector files only");
+  }
+  if (!index.resident_codes()) {
+    return Status::NotSupported("in-place updates need the PQ codes in RAM");
+  }
+  InPlaceOptions options = given;
+  const auto& g = layout->edges.geometry();
+  if (options.R == 0) options.R = std::max<std::uint32_t>(1, g.capacity * 10 / 13);
+  if (options.R > g.capacity) {
+    return Status::InvalidArgument("R " + std::to_string(options.R) +
+                                   " exceeds the edge slots' capacity " +
+                                   std::to_string(g.capacity));
+  }
+  const auto base = static_cast<std::uint32_t>(index.num_slots());
+  if (options.capacity < base) options.capacity = base;
+  if (options.capacity >= 0xFFFFFFFEu) return Status::InvalidArgument("capacity too large");
+
+  std::unique_ptr<InPlaceUpdater> u(new InPlaceUpdater(index, layout, options));
+  STRATA_ASSIGN_OR_RETURN(u->edge_file_,
+                          DirectFile::Open(layout->edges.path(), DirectFileMode::kReadWrite));
+  STRATA_ASSIGN_OR_RETURN(u->vector_file_,
+                          DirectFile::Open(layout->vectors.path(), DirectFileMode::kReadWrite));
+  // Live lists per page, from the table as the files hold it.
+  u->next_page_ = layout->edges.num_pages() + 1;
+  u->live_.assign(u->next_page_, 0);
+  for (const format::EdgeLocation& loc : layout->where) {
+    if (loc.page != 0) ++u->live_[loc.page];
+  }
+  for (std::uint32_t p = 1; p < u->next_page_; ++p) {
+    if (u->live_[p] == 0) u->free_.push_back({p, 0});
+  }
+  // The vector file's last sector, when new slots will share it.
+  const format::VectorFileLayout& vl = layout->vectors.layout();
+  u->tail_.Reset(format::kSector);
+  u->tail_sector_ = vl.SectorOf(base);
+  if (base % vl.vectors_per_sector != 0) {
+    auto slot = layout->vectors.ReadSlot(
+        base - 1, std::span<std::byte, format::kSector>(u->tail_.data(), format::kSector));
+    STRATA_RETURN_IF_ERROR(slot.status());
+  }
+  const std::uint32_t rows = static_cast<std::uint32_t>(index.num_nodes());
+  layout->where.resize(options.capacity);
+  layout->edges.set_growable();
+  layout->growth =
+      std::make_unique<search::DecoupledGrowth>(base, rows, options.capacity, index.pq.code_size());
+
+  IoQueueOptions io = options.io;
+  const std::uint32_t buffers = 2 * g.capacity + 8;
+  io.queue_depth = std::max(io.queue_depth, buffers);
+  STRATA_ASSIGN_OR_RETURN(u->queue_, MakeIoQueue(io));
+  STRATA_ASSIGN_OR_RETURN(u->edge_id_, u->queue_->AddFile(u->edge_file_));
+  STRATA_ASSIGN_OR_RETURN(u->vector_id_, u->queue_->AddFile(u->vector_file_));
+  STRATA_ASSIGN_OR_RETURN(u->buffers_, BufferPool::Create(buffers, format::kSector));
+  STRATA_RETURN_IF_ERROR(u->queue_->RegisterBuffers(u->buffers_.region()));
+  u->requests_.resize(buffers);
+  STRATA_ASSIGN_OR_RETURN(u->seeker_, search::DecoupledSearchContext::Create(
+                                          index, *layout, options.io, options.beam_width));
+  return u;
+}
+
+std::uint64_t InPlaceUpdater::live_pages() const {
+  std::uint64_t n = 0;
+  for (std::size_t p = 1; p < live_.size(); ++p) n += live_[p] != 0;
+  return n;
+}
+
+void InPlaceUpdater::Decode(std::uint32_t vertex, float* out) const {
+  const std::uint8_t* code =
+      vertex < index_.num_slots() ? index_.code(vertex) : growth().code(vertex);
+  (void)index_.pq.Decode(code, 1, out);
+}
+
+Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, std::vector<List>* out,
+                                 InsertStats* stats) {
+  // One read per distinct page, all in one batch.
+  std::vector<std::uint32_t> pages;
+  std::vector<IoRequest*> batch;
+  for (std::uint32_t v : vertices) {
+    const std::uint32_t page = layout_->Location(v).page;
+    if (page == 0 || std::find(pages.begin(), pages.end(), page) != pages.end()) continue;
+    IoRequest& r = requests_[pages.size()];
+    r = IoRequest{};
+    r.file = edge_id_;
+    r.offset = static_cast<std::uint64_t>(page) * format::kSector;
+    r.length = static_cast<std::uint32_t>(format::kSector);
+    r.buffer = buffers_.buffer(pages.size());
+    pages.push_back(page);
+    batch.push_back(&r);
+  }
+  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch).WithContext(layout_->edges.path()));
+  stats->pages_read += static_cast<std::uint32_t>(pages.size());
+  out->clear();
+  for (std::uint32_t v : vertices) {
+    const format::EdgeLocation loc = layout_->Location(v);
+    List list{v, {}};
+    if (loc.page != 0) {
+      const std::size_t i = std::find(pages.begin(), pages.end(), loc.page) - pages.begin();
+      STRATA_ASSIGN_OR_RETURN(
+          format::EdgePageReader page,
+          layout_->edges.OpenPage(loc.page, std::span<const std::byte, format::kSector>(
+                                                buffers_.buffer(i), format::kSector)));
+      std::uint16_t degree = 0;
+      STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(loc.slot, v, &degree));
+      list.ids.resize(degree);
+      for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(edges, k);
+    }
+    out->push_back(std::move(list));
+  }
+  return Status::OK();
+}
+
+void InPlaceUpdater::PruneList(List* list) {
+  const std::size_t dim = index_.dim();
+  const std::size_t n = list->ids.size();
+  rows_.resize((n + 1) * dim);
+  for (std::size_t i = 0; i < n; ++i) Decode(list->ids[i], rows_.data() + i * dim);
+  Decode(list->vertex, rows_.data() + n * dim);
+  auto view = graph::VectorView::Create(rows_, dim, index_.metric, index_.kernels);
+  std::vector<graph::Neighbor> pool(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    pool[i] = {static_cast<graph::NodeId>(i),
+               view->Distance(static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(i))};
+  }
+  graph::PruneParams params;
+  params.max_degree = options_.R;
+  params.alpha = options_.alpha;
+  std::vector<graph::NodeId> kept;
+  graph::RobustPrune(static_cast<graph::NodeId>(n), &pool, params, *view, &scratch_, &kept);
+  std::vector<std::uint32_t> ids;
+  for (graph::NodeId k : kept) ids.push_back(list->ids[k]);
+  list->ids = std::move(ids);
+}
+
+std::uint32_t InPlaceUpdater::AllocatePage(InsertStats* stats) {
+  if (!free_.empty()) {
+    // A page retired in epoch e is safe once every running search entered
+    // after e (it loaded the table after the page's lists had moved).
+    if (free_.front().epoch < growth().epochs().OldestActive()) {
+      const std::uint32_t page = free_.front().page;
+      free_.pop_front();
+      ++stats->pages_reused;
+      return page;
+    }
+  }
+  const auto page = static_cast<std::uint32_t>(next_page_++);
+  live_.push_back(0);
+  return page;
+}
+
+Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
+                                std::vector<format::EdgeLocation>* placed, InsertStats* stats) {
+  ++epoch_;
+  const std::uint32_t spp = geometry_.slots_per_page;
+  const std::size_t pages = (lists.size() + spp - 1) / spp;
+  std::vector<IoRequest*> batch;
+  placed->assign(lists.size(), {});
+  for (std::size_t p = 0; p < pages; ++p) {
+    const std::uint32_t page_no = AllocatePage(stats);
+    std::byte* buffer = buffers_.buffer(p);
+    std::memset(buffer, 0, format::kSector);
+    format::EdgePageWriter writer(
+        geometry_, std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
+    writer.Clear(epoch_);
+    for (std::uint32_t s = 0; s < spp && p * spp + s < lists.size(); ++s) {
+      const List& list = lists[p * spp + s];
+      STRATA_RETURN_IF_ERROR(writer.Put(s, list.vertex, list.ids));
+      (*placed)[p * spp + s] = {page_no, static_cast<std::uint16_t>(s), 0};
+    }
+    format::SealSector(std::span<std::byte, format::kSector>(buffer, format::kSector),
+                       format::FileKind::kEdgePages, page_no);
+    IoRequest& r = requests_[p];
+    r = IoRequest{};
+    r.op = IoOp::kWrite;
+    r.file = edge_id_;
+    r.offset = static_cast<std::uint64_t>(page_no) * format::kSector;
+    r.length = static_cast<std::uint32_t>(format::kSector);
+    r.buffer = buffer;
+    batch.push_back(&r);
+  }
+  // The new vector's sector (lists[0] is the new vertex).
+  std::byte* vbuf = buffers_.buffer(pages);
+  std::memcpy(vbuf, tail_.data(), format::kSector);
+  IoRequest& r = requests_[pages];
+  r = IoRequest{};
+  r.op = IoOp::kWrite;
+  r.file = vector_id_;
+  r.offset = tail_sector_ * format::kSector;
+  r.length = static_cast<std::uint32_t>(format::kSector);
+  r.buffer = vbuf;
+  batch.push_back(&r);
+  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
+  stats->edge_pages_written += static_cast<std::uint32_t>(pages);
+  stats->lists_written += static_cast<std::uint32_t>(lists.size());
+  stats->bytes_written += batch.size() * format::kSector;
+  return Status::OK();
+}
+
+Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, InsertStats* given) {
+  InsertStats unused;
+  InsertStats* stats = given ? given : &unused;
+  *stats = InsertStats{};
+  const std::uint32_t v = growth().count();
+  if (v >= growth().capacity()) {
+    return Status::OutOfRange("the in-place graph is full (" + std::to_string(v) + " vertices)");
+  }
+  // 1. Position seeking over edge pages.
+  Timer timer;
+  SearchParams sp;
+  sp.k = options_.exact_neighbours;
+  sp.list_size = std::max(options_.L, options_.exact_neighbours);
+  sp.beam_width = options_.beam_width;
+  std::vector<graph::Neighbor> exact, approximate;
+  QueryStats qs;
+  STRATA_RETURN_IF_ERROR(seeker_->Explore(vector, sp, &exact, &approximate, &qs));
+  stats->pages_read += qs.pages_read;
+  const std::span<const float> q = seeker_->prepared_query();
+  stats->seek_us = timer.ElapsedMicros();
+
+  // 2. The new vertex's list: RobustPrune over the explored set.
+  timer.Reset();
+  std::vector<graph::Neighbor> pool = exact;
+  pool.insert(pool.end(), approximate.begin(), approximate.end());
+  const std::size_t dim = index_.dim();
+  const std::size_t n = pool.size();
+  rows_.resize((n + 1) * dim);
+  for (std::size_t i = 0; i < n; ++i) Decode(pool[i].id, rows_.data() + i * dim);
+  std::memcpy(rows_.data() + n * dim, q.data(), dim * sizeof(float));
+  STRATA_ASSIGN_OR_RETURN(graph::VectorView view,
+                          graph::VectorView::Create(rows_, dim, index_.metric, index_.kernels));
+  std::vector<graph::Neighbor> local(n);
+  for (std::size_t i = 0; i < n; ++i) local[i] = {static_cast<graph::NodeId>(i), pool[i].distance};
+  graph::PruneParams params;
+  params.max_degree = options_.R;
+  params.alpha = options_.alpha;
+  std::vector<graph::NodeId> chosen;
+  graph::RobustPrune(static_cast<graph::NodeId>(n), &local, params, view, &scratch_, &chosen);
+  std::vector<List> lists(1);
+  lists[0].vertex = v;
+  for (graph::NodeId c : chosen) lists[0].ids.push_back(pool[c].id);
+  STRATA_RETURN_IF_ERROR(index_.pq.Encode(q.data(), 1, growth().mutable_code(v), 1));
+
+  // 3. Back-edges, pruned on code distances when a list overflows.
+  std::vector<List> neighbours;
+  STRATA_RETURN_IF_ERROR(ReadLists(lists[0].ids, &neighbours, stats));
+  for (List& list : neighbours) {
+    if (std::find(list.ids.begin(), list.ids.end(), v) == list.ids.end()) list.ids.push_back(v);
+    if (list.ids.size() > geometry_.capacity) {
+      PruneList(&list);
+      ++stats->lists_pruned;
+    }
+    lists.push_back(std::move(list));
+  }
+  stats->prune_us = timer.ElapsedMicros();
+
+  // 4. Out of place: the vector, then every changed list on fresh pages.
+  timer.Reset();
+  const format::VectorFileLayout& vl = layout_->vectors.layout();
+  if (vl.SectorOf(v) != tail_sector_) {
+    std::memset(tail_.data(), 0, format::kSector);
+    tail_sector_ = vl.SectorOf(v);
+  }
+  std::memcpy(tail_.data() + vl.OffsetOf(v), q.data(), vl.vector_bytes);
+  format::SealSector(std::span<std::byte, format::kSector>(tail_.data(), format::kSector),
+                     format::FileKind::kVectors, tail_sector_);
+  std::vector<format::EdgeLocation> placed;
+  STRATA_RETURN_IF_ERROR(WriteOut(lists, &placed, stats));
+  stats->write_us = timer.ElapsedMicros();
+
+  // 5. Switch: the new vertex first (then published), then its neighbours;
+  // pages left with no current list are retired.
+  timer.Reset();
+  layout_->SetLocation(v, placed[0]);
+  growth().Publish(v + 1);
+  std::vector<std::uint32_t> emptied;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    const std::uint32_t vertex = lists[i].vertex;
+    if (i > 0) {
+      const format::EdgeLocation old = layout_->Location(vertex);
+      layout_->SetLocation(vertex, placed[i]);
+      if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
+    }
+    ++live_[placed[i].page];
+  }
+  if (!emptied.empty()) {
+    const std::uint64_t epoch = growth().epochs().Retire();
+    for (std::uint32_t page : emptied) free_.push_back({page, epoch});
+  }
+  stats->publish_us = timer.ElapsedMicros();
+  return growth().base_rows() + (v - growth().base());
+}
+
+Status InPlaceUpdater::Delete(std::uint32_t row) {
+  const search::DecoupledGrowth& g = growth();
+  std::uint32_t v = kNoRow;
+  if (row < g.base_rows()) {
+    v = index_.SlotOfRow(row);
+  } else if (row - g.base_rows() < g.count() - g.base()) {
+    v = g.base() + (row - g.base_rows());
+  }
+  if (v == kNoRow || growth().deleted(v)) {
+    return Status::NotFound("row " + std::to_string(row) + " is not in the graph");
+  }
+  growth().MarkDeleted(v);
+  return Status::OK();
+}
+
+}  // namespace strata::update

@@ -1,0 +1,145 @@
+// In-place inserts and deletes on the decoupled graph layout while searches
+// run (Sun et al., "NAVIS: Concurrent Search and Update with Low
+// Position-Seeking Overhead in On-SSD Graph-Based Vector Search"):
+//
+//   1. position seeking reads edge pages only: the decoupled walk at L,
+//      steered by the PQ codes in RAM; the nearest `exact_neighbours`
+//      candidates get exact distances from the vector file, the rest keep
+//      their code distances (shortcuts need diversity, not exactness);
+//   2. RobustPrune (Subramanya et al., DiskANN) chooses the new vertex's R
+//      out-neighbours, distances between candidates taken from their decoded
+//      PQ codes;
+//   3. back-edges: each chosen neighbour gets the new vertex appended; a
+//      list past the slot capacity (1.3 R) is pruned back to R on code
+//      distances;
+//   4. the structural update is out of place: the new vector goes to its
+//      slot of the vector file, and every changed edge list (the new
+//      vertex's and its neighbours') is gathered onto fresh edge pages —
+//      pages whose every list has moved away are reused first, once no
+//      search that could still read them runs (decoupled_growth.h) — all
+//      written in one batch of asynchronous writes; only then does the
+//      indirection table switch each vertex, one 8-byte store each, and
+//      the vertex count publish the new vertex. A search sees a list's old
+//      version or its new one, never a torn one, and never waits.
+//   5. deletes mark a tombstone at once (the vertex is still walked
+//      through, never returned, and never chosen as a new neighbour).
+//
+// One writer: Insert and Delete are not thread-safe with each other; any
+// number of searches may run beside them. The changes live in the files
+// and the RAM indirection table of this process: journaling the table so a
+// reopen finds them is the collection's part and is not done here yet.
+#ifndef STRATA_UPDATE_IN_PLACE_UPDATER_H_
+#define STRATA_UPDATE_IN_PLACE_UPDATER_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "graph/neighbor.h"
+#include "graph/robust_prune.h"
+#include "search/decoupled_search.h"
+#include "search/graph_index_data.h"
+#include "strata/io.h"
+#include "strata/result.h"
+
+namespace strata::update {
+
+struct InPlaceOptions {
+  std::uint32_t R = 0;  // out-degree; 0 = the edge file's slot capacity / 1.3
+  std::uint32_t L = 64;  // position seeking's list size (L_build)
+  std::uint32_t beam_width = 4;
+  // Candidates of the position seeking given exact distances (NAVIS's
+  // speculative re-rank of the explored set; the rest keep code distances).
+  std::uint32_t exact_neighbours = 16;
+  float alpha = 1.2f;
+  // Most vertices the layout may hold (the files' and the inserted ones);
+  // the RAM for codes and the indirection table is taken for it up front.
+  std::uint32_t capacity = 0;
+  IoQueueOptions io;
+  Status Validate() const;
+};
+
+// What one insert did, for the benches' time breakdown and write volume.
+struct InsertStats {
+  std::uint32_t pages_read = 0;        // position seeking and the neighbours' lists
+  std::uint32_t lists_written = 0;     // the new vertex's and every changed neighbour's
+  std::uint32_t lists_pruned = 0;      // neighbours' lists cut back to R
+  std::uint32_t edge_pages_written = 0;
+  std::uint32_t pages_reused = 0;      // of those, freed pages taken again
+  std::uint64_t bytes_written = 0;     // edge pages and the vector sector
+  double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
+};
+
+class InPlaceUpdater {
+ public:
+  // Makes `layout` growable (its indirection table sized for
+  // options.capacity) and opens its files for writing. Call before any
+  // search context over `layout` is created; `index` and `layout` must
+  // outlive the updater. NotSupported for element types other than float32
+  // (the vector file's slots are written from float vectors).
+  static Result<std::unique_ptr<InPlaceUpdater>> Create(const search::GraphIndexData& index,
+                                                        search::DecoupledGraphData* layout,
+                                                        const InPlaceOptions& options);
+  ~InPlaceUpdater();
+
+  // Inserts `vector` (the index's dimension; normalised here under cosine)
+  // and returns its row. InvalidArgument for a bad vector; OutOfRange when
+  // the capacity is reached.
+  Result<std::uint32_t> Insert(std::span<const float> vector, InsertStats* stats = nullptr);
+  // Tombstones `row`: never returned by a search that starts after this
+  // returns. NotFound for a row that does not exist or is deleted already.
+  Status Delete(std::uint32_t row);
+
+  std::uint32_t num_vertices() const { return growth().count(); }
+  std::uint64_t num_pages() const { return next_page_ - 1; }  // edge pages in the file
+  std::size_t free_pages() const { return free_.size(); }
+  std::uint64_t live_pages() const;
+
+ private:
+  struct List {
+    std::uint32_t vertex;
+    std::vector<std::uint32_t> ids;
+  };
+  InPlaceUpdater(const search::GraphIndexData& index, search::DecoupledGraphData* layout,
+                 const InPlaceOptions& options);
+  search::DecoupledGrowth& growth() const { return *layout_->growth; }
+  void Decode(std::uint32_t vertex, float* out) const;
+  // The current lists of `vertices` (read from their pages, one batch).
+  Status ReadLists(std::span<const std::uint32_t> vertices, std::vector<List>* out,
+                   InsertStats* stats);
+  // Cuts `list` back to R by RobustPrune on decoded codes.
+  void PruneList(List* list);
+  std::uint32_t AllocatePage(InsertStats* stats);
+  // Writes `lists` onto fresh pages and the tail vector sector, one batch.
+  Status WriteOut(const std::vector<List>& lists, std::vector<format::EdgeLocation>* placed,
+                  InsertStats* stats);
+
+  const search::GraphIndexData& index_;
+  search::DecoupledGraphData* layout_;
+  InPlaceOptions options_;
+  format::EdgePageGeometry geometry_;
+  std::unique_ptr<search::DecoupledSearchContext> seeker_;
+  DirectFile edge_file_, vector_file_;
+  std::unique_ptr<IoQueue> queue_;
+  IoFileId edge_id_ = 0, vector_id_ = 0;
+  BufferPool buffers_;
+  std::vector<IoRequest> requests_;
+  std::vector<std::uint16_t> live_;  // page -> lists on it still current (index 0 unused)
+  struct Retired {
+    std::uint32_t page;
+    std::uint64_t epoch;
+  };
+  std::deque<Retired> free_;  // pages whose lists have all moved, oldest first
+  std::uint64_t next_page_ = 1;
+  std::uint32_t epoch_ = 0;   // write epoch stamped on edge pages
+  AlignedBuffer tail_;         // the vector file's last sector
+  std::uint64_t tail_sector_ = 0;
+  graph::PruneScratch scratch_;
+  std::vector<float> rows_;
+};
+
+}  // namespace strata::update
+
+#endif  // STRATA_UPDATE_IN_PLACE_UPDATER_H_
