@@ -7,17 +7,22 @@
 // the RAM indirection table; a delete tombstones the row at once. Searchers
 // from index() may run on any number of threads beside one writer.
 //
-// Today the changes live in the layout's files and this process's RAM
-// table: a reopen does not find them (the journal of the table is the
-// collection's in-place mode, still to come), and the hot edge-page cache
-// is not used.
+// An insert is two steps, so that an owner can make it durable in between:
+// Prepare writes the vector and the changed lists to fresh places in the
+// files (nothing refers to them yet), Commit switches the RAM indirection
+// table. The moves Commit made are the owner's journal: a reopen given them
+// (InPlaceRecovery) finds every committed insert; without them it finds the
+// layout as written (the collection's in_place mode keeps the journal in
+// its RocksDB store). The hot edge-page cache is not used here.
 #ifndef STRATA_IN_PLACE_GRAPH_H_
 #define STRATA_IN_PLACE_GRAPH_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "strata/graph_index.h"
 #include "strata/index.h"
@@ -31,6 +36,31 @@ struct InPlaceGraphOptions {
   std::uint32_t beam_width = 4;
   std::uint32_t exact_neighbours = 16;  // candidates given exact distances while seeking
   float alpha = 1.2f;
+  // Searches leave deleted rows out of their results. An owner that
+  // decides what is live through the search's IdFilter turns this off.
+  bool search_hides_deleted = true;
+};
+
+// Where one vertex's edge list is after an insert: a journal entry.
+struct InPlaceListMove {
+  std::uint32_t vertex = 0;
+  std::uint32_t page = 0;
+  std::uint16_t slot = 0;
+};
+
+// A journal to replay at Open: the state the last committed insert left.
+struct InPlaceRecovery {
+  // The current place of every list moved since the layout was written
+  // (one per vertex; a later entry of a vertex wins).
+  std::vector<InPlaceListMove> moves;
+  // Vertices committed past the layout's own, and their PQ codes
+  // (PreparedInPlaceInsert::code, in vertex order).
+  std::uint32_t appended = 0;
+  std::vector<std::uint8_t> codes;
+  // The vector of appended vertex `v`, to rebuild the vector file's last
+  // sector if a crash tore its rewrite (false: no longer needed, a deleted
+  // vertex). Null: such a sector is Corruption.
+  std::function<bool(std::uint32_t v, std::span<float> out)> vector_of;
 };
 
 // What one insert did: reads, the write volume and where the time went.
@@ -44,21 +74,40 @@ struct InsertReport {
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
 };
 
+// An insert written to the files, not yet visible (InPlaceGraph::Prepare).
+struct PreparedInPlaceInsert {
+  std::uint32_t vertex = 0;
+  std::uint64_t row = 0;               // its row once committed
+  std::vector<InPlaceListMove> moves;  // the new vertex's list first
+  std::vector<std::uint8_t> code;      // the new vertex's PQ code
+  InsertReport report;
+};
+
 class InPlaceGraph {
  public:
   // Opens the graph index in `index_dir` with its decoupled layout in
   // `decoupled_dir` (`open` as for GraphIndex::Open, its decoupled_dir
   // replaced; cache_mib must be 0). NotSupported for element types other
   // than float32.
+  // With `recovery`, the layout's files may have grown since they were
+  // written and the journal is replayed over them (Corruption if it does
+  // not fit them).
   static Result<std::unique_ptr<InPlaceGraph>> Open(const std::string& index_dir,
                                                     const std::string& decoupled_dir,
                                                     const InPlaceGraphOptions& options,
-                                                    OpenOptions open = {});
+                                                    OpenOptions open = {},
+                                                    const InPlaceRecovery* recovery = nullptr);
   ~InPlaceGraph();
 
   // Inserts a vector; returns its row (the index's rows, then one per
   // insert). Not thread-safe with Insert or Delete.
   Result<std::uint32_t> Insert(std::span<const float> vector, InsertReport* report = nullptr);
+  // Insert's two steps. Nothing may change the graph between them.
+  Status Prepare(std::span<const float> vector, PreparedInPlaceInsert* out);
+  void Commit(PreparedInPlaceInsert* prepared);
+  // fdatasync of the layout's files (before a journal write that must
+  // survive power loss).
+  Status Sync();
   // Tombstones a row. NotFound for a missing or deleted row.
   Status Delete(std::uint32_t row);
 
@@ -66,6 +115,11 @@ class InPlaceGraph {
   // the writer); searchers must not outlive this object.
   const Index& index() const;
   std::uint64_t num_rows() const;     // rows ever held (deleted ones too)
+  std::uint32_t num_vertices() const;  // vertices ever held
+  std::uint32_t base_vertices() const; // the layout's own (appended ones follow)
+  std::uint64_t base_rows() const;     // the index's rows (appended rows follow)
+  std::uint32_t capacity() const;      // most vertices (InPlaceGraphOptions::capacity)
+  std::size_t code_size() const;
   std::uint64_t edge_pages() const;   // edge pages in the file
   std::uint64_t free_edge_pages() const;  // pages whose lists have all moved, to be reused
 

@@ -70,6 +70,10 @@ struct OpenOptions {
   // (WriteDecoupledLayout, `strata decouple`) instead of the node file. The
   // codes must be in RAM; not with a node cache. Empty: the node file.
   std::string decoupled_dir{};
+  // The decoupled layout has been changed in place since it was written
+  // (InPlaceGraph::Open sets it when it replays a journal): its files may
+  // have grown, and only lists still on pages as written are found at open.
+  bool decoupled_grown = false;
   // LFU: the best hit share measured on synth1m (bench/results/decoupled_synth1m_2026-12-04.md).
   EdgeCachePolicy edge_cache_policy = EdgeCachePolicy::kLfu;
 };

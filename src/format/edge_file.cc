@@ -64,12 +64,16 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
   return writer.Commit();
 }
 
-Result<EdgeFile> EdgeFile::Open(const std::string& path) {
+Result<EdgeFile> EdgeFile::Open(const std::string& path, bool grown) {
   EdgeFile f;
   FileHeader header;
   std::string fields;
+  std::uint64_t size = 0;
   STRATA_RETURN_IF_ERROR(OpenFixedSectorFile(path, FileKind::kEdgePages, kEdgeFileVersion,
-                                             kFieldsSize, &f.file_, &header, &fields));
+                                             kFieldsSize, &f.file_, &header, &fields, grown,
+                                             &size));
+  f.growable_ = grown;
+  f.file_pages_ = size / kSector - 1;
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   auto geometry = EdgePageGeometry::ForCapacity(GetU32(p));
   if (!geometry.ok()) return Status::Corruption(path + ": " + geometry.status().message());
@@ -106,29 +110,60 @@ Result<EdgePageReader> EdgeFile::ReadPage(std::uint64_t page,
   return OpenPage(page, sector);
 }
 
-Result<std::vector<EdgeLocation>> EdgeFile::ScanLocations() const {
-  std::vector<EdgeLocation> where(num_vertices_);
-  std::uint64_t found = 0;
+namespace {
+
+// Every vertex's slot on the pages [1, num_pages] that `keep` accepts;
+// Corruption for a vertex out of range or placed twice. A page `keep`
+// refuses after reading it is passed over; with `skip_damaged`, so is one
+// that fails its check.
+Status ScanPages(const EdgeFile& file, std::uint64_t num_vertices, bool skip_damaged,
+                 const std::function<bool(const EdgePageReader&)>& keep,
+                 std::vector<EdgeLocation>* where, std::uint64_t* found) {
+  where->assign(num_vertices, EdgeLocation{});
+  *found = 0;
   AlignedBuffer sector(kSector);
   auto span = std::span<std::byte, kSector>(sector.data(), kSector);
-  for (std::uint64_t page = 1; page <= num_pages_; ++page) {
-    STRATA_ASSIGN_OR_RETURN(EdgePageReader r, ReadPage(page, span));
-    for (std::uint32_t s = 0; s < geometry_.slots_per_page; ++s) {
+  for (std::uint64_t page = 1; page <= file.num_pages(); ++page) {
+    auto read = file.ReadPage(page, span);
+    if (!read.ok() && skip_damaged && read.status().code() == StatusCode::kCorruption) continue;
+    STRATA_RETURN_IF_ERROR(read.status());
+    const EdgePageReader& r = *read;
+    if (!keep(r)) continue;
+    for (std::uint32_t s = 0; s < file.geometry().slots_per_page; ++s) {
       const std::uint32_t v = r.vertex(s);
       if (v == kNoVertex) continue;
-      if (v >= num_vertices_ || where[v].page != 0) {
-        return Status::Corruption(path() + ": page " + std::to_string(page) + " slot " +
+      if (v >= num_vertices || (*where)[v].page != 0) {
+        return Status::Corruption(file.path() + ": page " + std::to_string(page) + " slot " +
                                   std::to_string(s) + " holds vertex " + std::to_string(v) +
-                                  (v >= num_vertices_ ? ", out of range" : ", placed twice"));
+                                  (v >= num_vertices ? ", out of range" : ", placed twice"));
       }
-      where[v] = EdgeLocation{static_cast<std::uint32_t>(page), static_cast<std::uint16_t>(s), 0};
-      ++found;
+      (*where)[v] = EdgeLocation{static_cast<std::uint32_t>(page), static_cast<std::uint16_t>(s), 0};
+      ++*found;
     }
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<EdgeLocation>> EdgeFile::ScanLocations() const {
+  std::vector<EdgeLocation> where;
+  std::uint64_t found = 0;
+  STRATA_RETURN_IF_ERROR(ScanPages(*this, num_vertices_, /*skip_damaged=*/false,
+                                   [](const EdgePageReader&) { return true; }, &where, &found));
   if (found != num_vertices_) {
     return Status::Corruption(path() + ": " + std::to_string(num_vertices_ - found) +
                               " vertices have no edge list");
   }
+  return where;
+}
+
+Result<std::vector<EdgeLocation>> EdgeFile::ScanOriginalLocations() const {
+  std::vector<EdgeLocation> where;
+  std::uint64_t found = 0;
+  STRATA_RETURN_IF_ERROR(ScanPages(*this, num_vertices_, /*skip_damaged=*/true,
+                                   [](const EdgePageReader& r) { return r.epoch() == 0; }, &where,
+                                   &found));
   return where;
 }
 

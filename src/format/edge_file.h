@@ -51,11 +51,14 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
 class EdgeFile {
  public:
   // NotFound / Corruption (header, size) / NotSupported (newer version).
-  static Result<EdgeFile> Open(const std::string& path);
+  // With `grown`, the file may hold pages past its header's count, appended
+  // by an in-place updater (it is then growable from the start).
+  static Result<EdgeFile> Open(const std::string& path, bool grown = false);
 
   const EdgePageGeometry& geometry() const { return geometry_; }
   std::uint64_t num_vertices() const { return num_vertices_; }
-  std::uint64_t num_pages() const { return num_pages_; }
+  std::uint64_t num_pages() const { return num_pages_; }  // as written
+  std::uint64_t file_pages() const { return file_pages_; }  // in the file at open
   const DirectFile& file() const { return file_; }
   const std::string& path() const { return file_.path(); }
 
@@ -70,12 +73,19 @@ class EdgeFile {
   // The indirection table of the file as written: every vertex's location.
   // Corruption when a vertex is out of range, placed twice or missing.
   Result<std::vector<EdgeLocation>> ScanLocations() const;
+  // The same for a file an in-place updater has changed since: the lists
+  // still where the file was written (pages of write epoch 0; a page the
+  // updater took again carries a later epoch, or fails its check if a crash
+  // tore its rewrite, and is passed over). Vertices whose lists moved are
+  // left at page 0: the collection's journal says where they are now.
+  Result<std::vector<EdgeLocation>> ScanOriginalLocations() const;
 
  private:
   DirectFile file_;
   EdgePageGeometry geometry_;
   std::uint64_t num_vertices_ = 0;
   std::uint64_t num_pages_ = 0;
+  std::uint64_t file_pages_ = 0;
   bool growable_ = false;
   static constexpr std::uint64_t kMaxGrownPage = 0xFFFFFFFEu;
 };

@@ -128,15 +128,17 @@ Result<std::uint64_t> SectorFileWriter::Commit() {
 
 Status OpenFixedSectorFile(const std::string& path, FileKind kind, std::uint32_t max_version,
                            std::size_t fields_size, DirectFile* file, FileHeader* header,
-                           std::string* fields) {
+                           std::string* fields, bool grown, std::uint64_t* size_out) {
   STRATA_ASSIGN_OR_RETURN(*file, DirectFile::Open(path));
   std::uint64_t size = 0;
   STRATA_RETURN_IF_ERROR(ReadHeaderSector(*file, kind, max_version, path, header, fields, &size));
+  if (size_out != nullptr) *size_out = size;
   if (fields->size() != fields_size) {
     return Status::Corruption(path + ": header fields of " + std::to_string(fields->size()) +
                               " bytes, expected " + std::to_string(fields_size));
   }
-  if (size != header->num_sectors * kSector) {
+  if (grown ? (size < header->num_sectors * kSector || size % kSector != 0)
+            : size != header->num_sectors * kSector) {
     return Status::Corruption(path + ": file size " + std::to_string(size) +
                               " does not match its header (" +
                               std::to_string(header->num_sectors) + " sectors)");

@@ -110,10 +110,14 @@ class SectorFileWriter {
 
 // Opens a sector file whose kind-specific header fields have a fixed size:
 // its header checked (ReadHeaderSector) and its size against the header's
-// sector count. Corruption / NotSupported with `path` in the message.
+// sector count. Corruption / NotSupported with `path` in the message. With
+// `grown`, the file may hold whole sectors past the header's count (pages
+// and slots an in-place updater appended); `size` (may be null) gets the
+// file's size either way.
 Status OpenFixedSectorFile(const std::string& path, FileKind kind, std::uint32_t max_version,
                            std::size_t fields_size, DirectFile* file, FileHeader* header,
-                           std::string* fields);
+                           std::string* fields, bool grown = false,
+                           std::uint64_t* size = nullptr);
 
 }  // namespace strata::format
 

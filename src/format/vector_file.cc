@@ -50,12 +50,14 @@ Result<std::uint64_t> WriteVectorFile(const std::string& path, const VectorFileL
   return writer.Commit();
 }
 
-Result<VectorFile> VectorFile::Open(const std::string& path) {
+Result<VectorFile> VectorFile::Open(const std::string& path, bool grown) {
   VectorFile f;
   FileHeader header;
   std::string fields;
+  std::uint64_t size = 0;
   STRATA_RETURN_IF_ERROR(OpenFixedSectorFile(path, FileKind::kVectors, kVectorFileVersion,
-                                             kFieldsSize, &f.file_, &header, &fields));
+                                             kFieldsSize, &f.file_, &header, &fields, grown,
+                                             &size));
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
   const auto type = static_cast<ElementType>(std::to_integer<std::uint8_t>(p[4]));
   if (ElementTypeName(type) == "unknown") {
@@ -69,12 +71,14 @@ Result<VectorFile> VectorFile::Open(const std::string& path) {
     return Status::Corruption(path + ": " + std::to_string(header.num_sectors) +
                               " sectors for " + std::to_string(f.layout_.num_slots) + " slots");
   }
+  f.readable_slots_ = grown ? (size / kSector - 1) * f.layout_.vectors_per_sector
+                            : f.layout_.num_slots;
   return f;
 }
 
 Result<std::span<const std::byte>> VectorFile::Slot(std::uint64_t slot,
                                                     std::span<const std::byte, kSector> sector) const {
-  if (slot >= layout_.num_slots) {
+  if (slot >= readable_slots_) {
     return Status::InvalidArgument(path() + ": no vector slot " + std::to_string(slot));
   }
   STRATA_RETURN_IF_ERROR(VerifySector(sector, FileKind::kVectors, layout_.SectorOf(slot), path()));
@@ -83,7 +87,7 @@ Result<std::span<const std::byte>> VectorFile::Slot(std::uint64_t slot,
 
 Result<std::span<const std::byte>> VectorFile::ReadSlot(std::uint64_t slot,
                                                         std::span<std::byte, kSector> sector) const {
-  if (slot >= layout_.num_slots) {
+  if (slot >= readable_slots_) {
     return Status::InvalidArgument(path() + ": no vector slot " + std::to_string(slot));
   }
   STRATA_RETURN_IF_ERROR(file_.ReadAt(layout_.SectorOf(slot) * kSector, sector));

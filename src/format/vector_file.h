@@ -60,10 +60,15 @@ Result<std::uint64_t> WriteVectorFile(const std::string& path, const VectorFileL
 class VectorFile {
  public:
   // NotFound / Corruption (header, size) / NotSupported (newer version).
-  static Result<VectorFile> Open(const std::string& path);
+  // With `grown`, the file may hold sectors past its header's count (slots
+  // an in-place updater appended), and those slots are read too.
+  static Result<VectorFile> Open(const std::string& path, bool grown = false);
   const VectorFileLayout& layout() const { return layout_; }
   const DirectFile& file() const { return file_; }
   const std::string& path() const { return file_.path(); }
+  // Slots that may be read: the layout's, or those of every sector in a
+  // grown file at open.
+  std::uint64_t readable_slots() const { return readable_slots_; }
   // Verifies the sector holding `slot`, read into `sector`, and returns the
   // slot's bytes within it.
   Result<std::span<const std::byte>> Slot(std::uint64_t slot,
@@ -76,6 +81,7 @@ class VectorFile {
  private:
   DirectFile file_;
   VectorFileLayout layout_;
+  std::uint64_t readable_slots_ = 0;
 };
 
 }  // namespace strata::format

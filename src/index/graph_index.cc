@@ -65,7 +65,8 @@ Status OpenDecoupled(const std::string& dir, const OpenOptions& options, search:
     }
   }
   STRATA_ASSIGN_OR_RETURN(search::DecoupledGraphData layout,
-                          search::DecoupledGraphData::Open(options.decoupled_dir, *d));
+                          search::DecoupledGraphData::Open(options.decoupled_dir, *d,
+                                                           options.decoupled_grown));
   if (options.cache_mib != 0) {
     const std::size_t pages = options.cache_mib * (std::size_t{1} << 20) / format::kSector;
     layout.cache = std::make_unique<search::EdgePageCache>(pages, options.edge_cache_policy);

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "index/in_place_test_util.h"
 #include "scratch_dir.h"
 #include "strata/eval.h"
 #include "strata/in_place_graph.h"
@@ -21,58 +22,13 @@
 namespace strata {
 namespace {
 
-constexpr std::uint64_t kRows = 4000;  // the first half built, the rest inserted
-constexpr std::uint64_t kBuilt = 2000;
-constexpr std::uint32_t kDim = 24;
-constexpr std::uint32_t kQueries = 60;
-
-struct Fixture {
-  testutil::TestDataset data;
-  VectorMatrix base, queries;
-  std::string index, layout;
-};
-
-void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Fixture* f) {
-  f->data = testutil::MakeTestDataset(dir, metric, ElementType::kFloat32, kRows, kDim, kQueries, 5);
-  auto base = ReadVectorsAsFloat(f->data.base);
-  auto queries = ReadVectorsAsFloat(f->data.queries);
-  ASSERT_TRUE(base.ok() && queries.ok());
-  f->base = std::move(*base);
-  f->queries = std::move(*queries);
-  auto half = VectorMatrix::Allocate(ElementType::kFloat32, kBuilt, kDim);
-  ASSERT_TRUE(half.ok());
-  std::memcpy(half->bytes(), f->base.bytes(), half->size_bytes());
-  const std::string half_path = dir.File("half.fbin");
-  ASSERT_TRUE(WriteDataset(half_path, *half).ok());
-  GraphBuildOptions b;
-  b.metric = metric;
-  b.R = 24;
-  b.L = 48;
-  b.threads = 2;
-  b.page_shuffle = shuffle;
-  b.mem_graph_ratio = shuffle ? 0.02 : 0.0;
-  f->index = dir.File("idx");
-  f->layout = dir.File("decoupled");
-  auto report = BuildGraphIndex(half_path, f->index, b);
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  std::filesystem::create_directories(f->layout);
-  auto split = WriteDecoupledLayout(f->index, f->layout, {.threads = 2});
-  ASSERT_TRUE(split.ok()) << split.status().ToString();
-}
-
-// Exact top 10 of every query over base rows [0, rows) that `live` keeps.
-GroundTruth LiveGroundTruth(const Fixture& f, Metric metric, std::uint64_t rows,
-                            const std::vector<bool>& deleted) {
-  ExactKnnOptions o;
-  o.k = 10;
-  o.metric = metric;
-  o.threads = 2;
-  o.accept = [&](std::size_t, VectorId id) { return id < deleted.size() && !deleted[id]; };
-  auto gt = ComputeGroundTruth(ElementType::kFloat32, f.base.bytes(), rows, f.queries.bytes(),
-                               f.queries.rows(), kDim, o);
-  EXPECT_TRUE(gt.ok()) << gt.status().ToString();
-  return gt.ok() ? std::move(*gt) : GroundTruth{};
-}
+using testutil::Build;
+using testutil::Fixture;
+using testutil::kBuilt;
+using testutil::kDim;
+using testutil::kQueries;
+using testutil::kRows;
+using testutil::LiveGroundTruth;
 
 struct Case {
   Metric metric;

@@ -83,6 +83,13 @@ class DecoupledGrowth {
 
   bool deleted(std::uint32_t v) const { return deleted_[v].load(std::memory_order_acquire) != 0; }
   void MarkDeleted(std::uint32_t v) { deleted_[v].store(1, std::memory_order_release); }
+  // Whether searches leave deleted vertices out of their results (the
+  // default). A caller that decides what is live itself, through the
+  // search's IdFilter (the collection, whose snapshots see a delete only
+  // from its sequence on), turns this off; inserts never link to a deleted
+  // vertex either way.
+  bool search_hides_deleted() const { return hide_deleted_; }
+  void set_search_hides_deleted(bool hide) { hide_deleted_ = hide; }
 
   ReaderEpochs& epochs() { return epochs_; }
   std::size_t MemoryBytes() const {
@@ -96,6 +103,7 @@ class DecoupledGrowth {
   std::atomic<std::uint32_t> count_;
   std::unique_ptr<std::uint8_t[]> codes_;
   std::unique_ptr<std::atomic<std::uint8_t>[]> deleted_;
+  bool hide_deleted_ = true;  // set before searches exist
   ReaderEpochs epochs_;
 };
 

@@ -20,10 +20,10 @@ constexpr std::uint32_t kRerankBuffers = 2 * SearchParams::kMaxRerankGroup;
 }  // namespace
 
 Result<DecoupledGraphData> DecoupledGraphData::Open(const std::string& dir,
-                                                    const GraphIndexData& index) {
+                                                    const GraphIndexData& index, bool grown) {
   DecoupledGraphData d;
-  STRATA_ASSIGN_OR_RETURN(d.edges, format::EdgeFile::Open(dir + "/graph.edges"));
-  STRATA_ASSIGN_OR_RETURN(d.vectors, format::VectorFile::Open(dir + "/graph.vectors"));
+  STRATA_ASSIGN_OR_RETURN(d.edges, format::EdgeFile::Open(dir + "/graph.edges", grown));
+  STRATA_ASSIGN_OR_RETURN(d.vectors, format::VectorFile::Open(dir + "/graph.vectors", grown));
   if (d.edges.num_vertices() != index.num_slots()) {
     return Status::Corruption(d.edges.path() + ": " + std::to_string(d.edges.num_vertices()) +
                               " vertices, the index " + std::to_string(index.num_slots()) +
@@ -34,7 +34,11 @@ Result<DecoupledGraphData> DecoupledGraphData::Open(const std::string& dir,
       vl.element_type != index.nodes.layout().element_type) {
     return Status::Corruption(d.vectors.path() + ": shape does not match the index");
   }
-  STRATA_ASSIGN_OR_RETURN(d.where, d.edges.ScanLocations());
+  if (grown) {
+    STRATA_ASSIGN_OR_RETURN(d.where, d.edges.ScanOriginalLocations());
+  } else {
+    STRATA_ASSIGN_OR_RETURN(d.where, d.edges.ScanLocations());
+  }
   return d;
 }
 
@@ -427,7 +431,7 @@ Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* st
   for (std::size_t i = 0; i < list_.size(); ++i) {
     const std::uint32_t v = list_[i].id;
     const std::uint32_t row = RowOf(v);
-    if (row == kNoRow || Deleted(v) || (filter_ != nullptr && !filter_->Accept(row))) continue;
+    if (row == kNoRow || Hidden(v) || (filter_ != nullptr && !filter_->Accept(row))) continue;
     candidates_.push_back({v, list_[i].distance});
   }
   vectors_->Reset(stats);

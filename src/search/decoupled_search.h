@@ -71,8 +71,13 @@ struct DecoupledGraphData {
   // Opens `dir`/graph.edges and `dir`/graph.vectors, rebuilds the
   // indirection table from the pages and checks both files against `index`
   // (vertex count, dimension, element type): Corruption naming the file
-  // where they differ.
-  static Result<DecoupledGraphData> Open(const std::string& dir, const GraphIndexData& index);
+  // where they differ. With `grown` the files may have been changed in
+  // place since they were written: pages and slots past their headers are
+  // accepted, and the table holds only the lists still where they were
+  // written (EdgeFile::ScanOriginalLocations), the others at page 0 for
+  // the updater's recovery to place.
+  static Result<DecoupledGraphData> Open(const std::string& dir, const GraphIndexData& index,
+                                         bool grown = false);
   std::size_t MemoryBytes() const {
     return where.capacity() * sizeof(format::EdgeLocation) + (cache ? cache->MemoryBytes() : 0) +
            (growth ? growth->MemoryBytes() : 0);
@@ -129,7 +134,12 @@ class DecoupledSearchContext {
     if (v < index_.num_slots()) return index_.RowOfSlot(v);
     return layout_.growth->base_rows() + (v - layout_.growth->base());
   }
+  // Left out of an insert's candidates.
   bool Deleted(std::uint32_t v) const { return layout_.growth && layout_.growth->deleted(v); }
+  // Left out of a search's results.
+  bool Hidden(std::uint32_t v) const {
+    return layout_.growth && layout_.growth->search_hides_deleted() && layout_.growth->deleted(v);
+  }
   // Exact distances of `candidates` (their vectors read a buffer-full at a
   // time, the next read while this one is computed), in candidate order.
   Status ExactDistances(std::span<const graph::Neighbor> candidates,

@@ -1,5 +1,7 @@
 #include "update/in_place_updater.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -35,7 +37,8 @@ InPlaceUpdater::~InPlaceUpdater() = default;
 
 Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::GraphIndexData& index,
                                                                search::DecoupledGraphData* layout,
-                                                               const InPlaceOptions& given) {
+                                                               const InPlaceOptions& given,
+                                                               const InPlaceRecovery* recovery) {
   STRATA_RETURN_IF_ERROR(given.Validate());
   if (layout->growth) return Status::InvalidArgument("the layout already has an updater");
   if (index.nodes.layout().element_type != ElementType::kFloat32) {
@@ -53,7 +56,8 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
                                    std::to_string(g.capacity));
   }
   const auto base = static_cast<std::uint32_t>(index.num_slots());
-  if (options.capacity < base) options.capacity = base;
+  const std::uint32_t appended = recovery != nullptr ? recovery->appended : 0;
+  if (options.capacity < base + appended) options.capacity = base + appended;
   if (options.capacity >= 0xFFFFFFFEu) return Status::InvalidArgument("capacity too large");
 
   std::unique_ptr<InPlaceUpdater> u(new InPlaceUpdater(index, layout, options));
@@ -61,30 +65,6 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
                           DirectFile::Open(layout->edges.path(), DirectFileMode::kReadWrite));
   STRATA_ASSIGN_OR_RETURN(u->vector_file_,
                           DirectFile::Open(layout->vectors.path(), DirectFileMode::kReadWrite));
-  // Live lists per page, from the table as the files hold it.
-  u->next_page_ = layout->edges.num_pages() + 1;
-  u->live_.assign(u->next_page_, 0);
-  for (const format::EdgeLocation& loc : layout->where) {
-    if (loc.page != 0) ++u->live_[loc.page];
-  }
-  for (std::uint32_t p = 1; p < u->next_page_; ++p) {
-    if (u->live_[p] == 0) u->free_.push_back({p, 0});
-  }
-  // The vector file's last sector, when new slots will share it.
-  const format::VectorFileLayout& vl = layout->vectors.layout();
-  u->tail_.Reset(format::kSector);
-  u->tail_sector_ = vl.SectorOf(base);
-  if (base % vl.vectors_per_sector != 0) {
-    auto slot = layout->vectors.ReadSlot(
-        base - 1, std::span<std::byte, format::kSector>(u->tail_.data(), format::kSector));
-    STRATA_RETURN_IF_ERROR(slot.status());
-  }
-  const std::uint32_t rows = static_cast<std::uint32_t>(index.num_nodes());
-  layout->where.resize(options.capacity);
-  layout->edges.set_growable();
-  layout->growth =
-      std::make_unique<search::DecoupledGrowth>(base, rows, options.capacity, index.pq.code_size());
-
   IoQueueOptions io = options.io;
   const std::uint32_t buffers = 2 * g.capacity + 8;
   io.queue_depth = std::max(io.queue_depth, buffers);
@@ -94,9 +74,136 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
   STRATA_ASSIGN_OR_RETURN(u->buffers_, BufferPool::Create(buffers, format::kSector));
   STRATA_RETURN_IF_ERROR(u->queue_->RegisterBuffers(u->buffers_.region()));
   u->requests_.resize(buffers);
+  const std::uint32_t rows = static_cast<std::uint32_t>(index.num_nodes());
+  layout->where.resize(options.capacity);
+  layout->edges.set_growable();
+  layout->growth =
+      std::make_unique<search::DecoupledGrowth>(base, rows, options.capacity, index.pq.code_size());
+  // Pages in the file: the layout's, and those earlier updates appended
+  // (a grown file; pages no table names are free).
+  u->next_page_ = std::max(layout->edges.num_pages(), layout->edges.file_pages()) + 1;
+  u->tail_.Reset(format::kSector);
+  if (recovery != nullptr) STRATA_RETURN_IF_ERROR(u->Replay(*recovery));
+  const std::uint32_t count = layout->growth->count();
+  // Live lists per page, from the table.
+  u->live_.assign(u->next_page_, 0);
+  for (std::uint32_t v = 0; v < count; ++v) {
+    const format::EdgeLocation loc = layout->where[v];
+    if (loc.page != 0) ++u->live_[loc.page];
+  }
+  for (std::uint32_t p = 1; p < u->next_page_; ++p) {
+    if (u->live_[p] == 0) u->free_.push_back({p, 0});
+  }
+  // The vector file's last sector, when new slots will share it (Replay
+  // has read and checked it already for a grown file).
+  const format::VectorFileLayout& vl = layout->vectors.layout();
+  if (recovery == nullptr) {
+    u->tail_sector_ = vl.SectorOf(base);
+    if (base % vl.vectors_per_sector != 0) {
+      auto slot = layout->vectors.ReadSlot(
+          base - 1, std::span<std::byte, format::kSector>(u->tail_.data(), format::kSector));
+      STRATA_RETURN_IF_ERROR(slot.status());
+    }
+  }
+
   STRATA_ASSIGN_OR_RETURN(u->seeker_, search::DecoupledSearchContext::Create(
                                           index, *layout, options.io, options.beam_width));
   return u;
+}
+
+Status InPlaceUpdater::Replay(const InPlaceRecovery& r) {
+  search::DecoupledGrowth& g = growth();
+  const std::uint32_t base = g.base();
+  const std::uint32_t count = base + r.appended;
+  const std::size_t code_size = index_.pq.code_size();
+  const std::string& path = layout_->edges.path();
+  if (r.codes.size() != static_cast<std::size_t>(r.appended) * code_size) {
+    return Status::Corruption(path + ": the journal holds " + std::to_string(r.codes.size()) +
+                              " code bytes for " + std::to_string(r.appended) + " vertices");
+  }
+  for (const ListMove& m : r.moves) {
+    if (m.vertex >= count || m.location.page == 0 || m.location.page >= next_page_ ||
+        m.location.slot >= geometry_.slots_per_page) {
+      return Status::Corruption(path + ": the journal places vertex " + std::to_string(m.vertex) +
+                                " at page " + std::to_string(m.location.page) + " slot " +
+                                std::to_string(m.location.slot) + " (" +
+                                std::to_string(count) + " vertices, " +
+                                std::to_string(next_page_ - 1) + " pages)");
+    }
+    layout_->where[m.vertex] = m.location;
+  }
+  for (std::uint32_t v = 0; v < count; ++v) {
+    if (layout_->where[v].page == 0) {
+      return Status::Corruption(path + ": vertex " + std::to_string(v) +
+                                " has no edge list after the journal is replayed");
+    }
+  }
+  if (r.appended > 0) std::memcpy(g.mutable_code(base), r.codes.data(), r.codes.size());
+  g.Publish(count);
+  // The vector file's last sector: appended vectors share it with the
+  // next ones, and a crash may have torn its rewrite.
+  const format::VectorFileLayout& vl = layout_->vectors.layout();
+  tail_sector_ = vl.SectorOf(count);
+  if (count % vl.vectors_per_sector == 0) return Status::OK();
+  const auto span = std::span<std::byte, format::kSector>(tail_.data(), format::kSector);
+  const std::uint64_t last = count - 1;
+  Status st = layout_->vectors.file().ReadAt(vl.SectorOf(last) * format::kSector, span);
+  if (st.ok()) {
+    st = format::VerifySector(span, format::FileKind::kVectors, vl.SectorOf(last),
+                              layout_->vectors.path());
+  }
+  if (st.ok() || last < base || !r.vector_of) return st;
+  // Rebuilt from the owner's copies, then written back.
+  std::memset(tail_.data(), 0, format::kSector);
+  std::vector<float> row(index_.dim());
+  const std::uint64_t first = std::max<std::uint64_t>(
+      base, (vl.SectorOf(last) - 1) * vl.vectors_per_sector);
+  if (first > (vl.SectorOf(last) - 1) * vl.vectors_per_sector) {
+    return st;  // the sector also holds the layout's own vectors, which only it had
+  }
+  for (std::uint64_t v = first; v <= last; ++v) {
+    if (r.vector_of(static_cast<std::uint32_t>(v), row)) {
+      std::memcpy(tail_.data() + vl.OffsetOf(v), row.data(), vl.vector_bytes);
+    }
+  }
+  format::SealSector(span, format::FileKind::kVectors, vl.SectorOf(last));
+  IoRequest req;
+  req.op = IoOp::kWrite;
+  req.file = vector_id_;
+  req.offset = vl.SectorOf(last) * format::kSector;
+  req.length = static_cast<std::uint32_t>(format::kSector);
+  std::byte* buffer = buffers_.buffer(0);
+  std::memcpy(buffer, tail_.data(), format::kSector);
+  req.buffer = buffer;
+  IoRequest* batch[1] = {&req};
+  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
+  return Sync();
+}
+
+Status InPlaceUpdater::Sync() {
+  if (::fdatasync(edge_file_.fd()) != 0) return Status::FromErrno("fdatasync " + edge_file_.path(), errno);
+  if (::fdatasync(vector_file_.fd()) != 0) {
+    return Status::FromErrno("fdatasync " + vector_file_.path(), errno);
+  }
+  return Status::OK();
+}
+
+std::span<const std::uint8_t> InPlaceUpdater::code(std::uint32_t v) const {
+  const std::uint8_t* c = v < index_.num_slots() ? index_.code(v) : growth().code(v);
+  return {c, index_.pq.code_size()};
+}
+
+std::optional<std::uint32_t> InPlaceUpdater::VertexOfRow(std::uint64_t row) const {
+  const search::DecoupledGrowth& g = growth();
+  if (row < g.base_rows()) {
+    const std::uint32_t v = index_.SlotOfRow(static_cast<std::uint32_t>(row));
+    if (v == kNoRow) return std::nullopt;
+    return v;
+  }
+  if (row - g.base_rows() < g.count() - g.base()) {
+    return static_cast<std::uint32_t>(g.base() + (row - g.base_rows()));
+  }
+  return std::nullopt;
 }
 
 std::uint64_t InPlaceUpdater::live_pages() const {
@@ -229,21 +336,33 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
   r.length = static_cast<std::uint32_t>(format::kSector);
   r.buffer = vbuf;
   batch.push_back(&r);
-  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
+  if (Status st = queue_->RunToCompletion(batch); !st.ok()) {
+    // Nothing names these pages: free at once.
+    for (std::size_t p = 0; p < pages; ++p) free_.push_front({(*placed)[p * spp].page, 0});
+    return st;
+  }
   stats->edge_pages_written += static_cast<std::uint32_t>(pages);
   stats->lists_written += static_cast<std::uint32_t>(lists.size());
   stats->bytes_written += batch.size() * format::kSector;
   return Status::OK();
 }
 
-Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, InsertStats* given) {
-  InsertStats unused;
-  InsertStats* stats = given ? given : &unused;
-  *stats = InsertStats{};
+Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, InsertStats* stats) {
+  PreparedInsert prepared;
+  STRATA_RETURN_IF_ERROR(Prepare(vector, &prepared));
+  const std::uint32_t row = Publish(prepared);
+  if (stats != nullptr) *stats = prepared.stats;
+  return row;
+}
+
+Status InPlaceUpdater::Prepare(std::span<const float> vector, PreparedInsert* out) {
+  *out = PreparedInsert{};
+  InsertStats* stats = &out->stats;
   const std::uint32_t v = growth().count();
   if (v >= growth().capacity()) {
     return Status::OutOfRange("the in-place graph is full (" + std::to_string(v) + " vertices)");
   }
+  out->vertex = v;
   // 1. Position seeking over edge pages.
   Timer timer;
   SearchParams sp;
@@ -275,21 +394,21 @@ Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, Inse
   params.alpha = options_.alpha;
   std::vector<graph::NodeId> chosen;
   graph::RobustPrune(static_cast<graph::NodeId>(n), &local, params, view, &scratch_, &chosen);
-  std::vector<List> lists(1);
-  lists[0].vertex = v;
-  for (graph::NodeId c : chosen) lists[0].ids.push_back(pool[c].id);
+  lists_.assign(1, List{v, {}});
+  for (graph::NodeId c : chosen) lists_[0].ids.push_back(pool[c].id);
+  // Unpublished: no search reads vertex v's code before Publish.
   STRATA_RETURN_IF_ERROR(index_.pq.Encode(q.data(), 1, growth().mutable_code(v), 1));
 
   // 3. Back-edges, pruned on code distances when a list overflows.
   std::vector<List> neighbours;
-  STRATA_RETURN_IF_ERROR(ReadLists(lists[0].ids, &neighbours, stats));
+  STRATA_RETURN_IF_ERROR(ReadLists(lists_[0].ids, &neighbours, stats));
   for (List& list : neighbours) {
     if (std::find(list.ids.begin(), list.ids.end(), v) == list.ids.end()) list.ids.push_back(v);
     if (list.ids.size() > geometry_.capacity) {
       PruneList(&list);
       ++stats->lists_pruned;
     }
-    lists.push_back(std::move(list));
+    lists_.push_back(std::move(list));
   }
   stats->prune_us = timer.ElapsedMicros();
 
@@ -304,44 +423,44 @@ Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, Inse
   format::SealSector(std::span<std::byte, format::kSector>(tail_.data(), format::kSector),
                      format::FileKind::kVectors, tail_sector_);
   std::vector<format::EdgeLocation> placed;
-  STRATA_RETURN_IF_ERROR(WriteOut(lists, &placed, stats));
+  STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, stats));
+  out->moves.resize(lists_.size());
+  for (std::size_t i = 0; i < lists_.size(); ++i) out->moves[i] = {lists_[i].vertex, placed[i]};
   stats->write_us = timer.ElapsedMicros();
+  return Status::OK();
+}
 
+std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
   // 5. Switch: the new vertex first (then published), then its neighbours;
   // pages left with no current list are retired.
-  timer.Reset();
-  layout_->SetLocation(v, placed[0]);
+  Timer timer;
+  const std::uint32_t v = prepared.vertex;
+  const std::vector<ListMove>& moves = prepared.moves;
+  layout_->SetLocation(v, moves[0].location);
   growth().Publish(v + 1);
   std::vector<std::uint32_t> emptied;
-  for (std::size_t i = 0; i < lists.size(); ++i) {
-    const std::uint32_t vertex = lists[i].vertex;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
     if (i > 0) {
-      const format::EdgeLocation old = layout_->Location(vertex);
-      layout_->SetLocation(vertex, placed[i]);
+      const format::EdgeLocation old = layout_->Location(moves[i].vertex);
+      layout_->SetLocation(moves[i].vertex, moves[i].location);
       if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
     }
-    ++live_[placed[i].page];
+    ++live_[moves[i].location.page];
   }
   if (!emptied.empty()) {
     const std::uint64_t epoch = growth().epochs().Retire();
     for (std::uint32_t page : emptied) free_.push_back({page, epoch});
   }
-  stats->publish_us = timer.ElapsedMicros();
+  prepared.stats.publish_us = timer.ElapsedMicros();
   return growth().base_rows() + (v - growth().base());
 }
 
 Status InPlaceUpdater::Delete(std::uint32_t row) {
-  const search::DecoupledGrowth& g = growth();
-  std::uint32_t v = kNoRow;
-  if (row < g.base_rows()) {
-    v = index_.SlotOfRow(row);
-  } else if (row - g.base_rows() < g.count() - g.base()) {
-    v = g.base() + (row - g.base_rows());
-  }
-  if (v == kNoRow || growth().deleted(v)) {
+  const std::optional<std::uint32_t> v = VertexOfRow(row);
+  if (!v || growth().deleted(*v)) {
     return Status::NotFound("row " + std::to_string(row) + " is not in the graph");
   }
-  growth().MarkDeleted(v);
+  growth().MarkDeleted(*v);
   return Status::OK();
 }
 

@@ -24,16 +24,25 @@
 //   5. deletes mark a tombstone at once (the vertex is still walked
 //      through, never returned, and never chosen as a new neighbour).
 //
-// One writer: Insert and Delete are not thread-safe with each other; any
-// number of searches may run beside them. The changes live in the files
-// and the RAM indirection table of this process: journaling the table so a
-// reopen finds them is the collection's part and is not done here yet.
+// One writer: Prepare, Publish and Delete are not thread-safe with each
+// other; any number of searches may run beside them. An insert is two
+// steps, so that its owner can make it durable in between: Prepare writes
+// everything to the files (nothing refers to it yet: a crash leaves pages
+// no table names), Publish switches the table. What Publish switched —
+// each moved list's new place and the new vertex's code — is the journal
+// entry the owner records (the collection, in RocksDB, in the same batch as
+// the rest of the write); Create replays such a journal over the layout's
+// own table (InPlaceRecovery). A page is reused only after the insert that
+// emptied it was published and, when the owner says so (Sync before its
+// journal write), durable.
 #ifndef STRATA_UPDATE_IN_PLACE_UPDATER_H_
 #define STRATA_UPDATE_IN_PLACE_UPDATER_H_
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -62,6 +71,28 @@ struct InPlaceOptions {
 };
 
 // What one insert did, for the benches' time breakdown and write volume.
+// A list's place after an insert (the journal's unit).
+struct ListMove {
+  std::uint32_t vertex = 0;
+  format::EdgeLocation location;
+};
+
+// What Create replays over the layout's own table at a reopen.
+struct InPlaceRecovery {
+  // The current place of every list moved since the layout was written
+  // (any order; the last of a vertex's wins).
+  std::vector<ListMove> moves;
+  // Vertices appended past the layout's own, all published, and their PQ
+  // codes (appended * code size bytes).
+  std::uint32_t appended = 0;
+  std::vector<std::uint8_t> codes;
+  // The vector of appended vertex `v`, for rebuilding the vector file's
+  // last sector if a crash tore its rewrite: true with `out` filled, false
+  // for a vector nobody needs any more (a deleted vertex; its slot is
+  // zeroed, it is never re-ranked). Null: a torn sector is Corruption.
+  std::function<bool(std::uint32_t v, std::span<float> out)> vector_of;
+};
+
 struct InsertStats {
   std::uint32_t pages_read = 0;        // position seeking and the neighbours' lists
   std::uint32_t lists_written = 0;     // the new vertex's and every changed neighbour's
@@ -72,6 +103,13 @@ struct InsertStats {
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
 };
 
+// An insert written to the files but not yet visible (InPlaceUpdater::Prepare).
+struct PreparedInsert {
+  std::uint32_t vertex = 0;
+  std::vector<ListMove> moves;  // the new vertex's list first
+  InsertStats stats;
+};
+
 class InPlaceUpdater {
  public:
   // Makes `layout` growable (its indirection table sized for
@@ -79,15 +117,35 @@ class InPlaceUpdater {
   // search context over `layout` is created; `index` and `layout` must
   // outlive the updater. NotSupported for element types other than float32
   // (the vector file's slots are written from float vectors).
+  // With `recovery`, `layout` was opened grown (DecoupledGraphData::Open)
+  // and the journal is replayed: Corruption when a vertex is then left
+  // without a list or a list points past the file.
   static Result<std::unique_ptr<InPlaceUpdater>> Create(const search::GraphIndexData& index,
                                                         search::DecoupledGraphData* layout,
-                                                        const InPlaceOptions& options);
+                                                        const InPlaceOptions& options,
+                                                        const InPlaceRecovery* recovery = nullptr);
   ~InPlaceUpdater();
 
   // Inserts `vector` (the index's dimension; normalised here under cosine)
-  // and returns its row. InvalidArgument for a bad vector; OutOfRange when
-  // the capacity is reached.
+  // and returns its row: Prepare, then Publish. InvalidArgument for a bad
+  // vector; OutOfRange when the capacity is reached.
   Result<std::uint32_t> Insert(std::span<const float> vector, InsertStats* stats = nullptr);
+  // Seeks the position of `vector`, chooses its list and its neighbours'
+  // new lists, and writes them and the vector out of place (one batch of
+  // asynchronous writes). Searches do not see it until Publish. Until
+  // then no other Prepare may run; after an error nothing was published
+  // and the next Prepare starts afresh.
+  Status Prepare(std::span<const float> vector, PreparedInsert* out);
+  // Switches the indirection table to the prepared lists and publishes the
+  // new vertex; returns its row.
+  std::uint32_t Publish(PreparedInsert& prepared);
+  // The PQ code of vertex `v` (appended or not).
+  std::span<const std::uint8_t> code(std::uint32_t v) const;
+  // fdatasync of both files: what Prepare wrote survives power loss.
+  Status Sync();
+  // The vertex of `row`, or nullopt.
+  std::optional<std::uint32_t> VertexOfRow(std::uint64_t row) const;
+  std::uint32_t capacity() const { return growth().capacity(); }
   // Tombstones `row`: never returned by a search that starts after this
   // returns. NotFound for a row that does not exist or is deleted already.
   Status Delete(std::uint32_t row);
@@ -112,6 +170,7 @@ class InPlaceUpdater {
   // Cuts `list` back to R by RobustPrune on decoded codes.
   void PruneList(List* list);
   std::uint32_t AllocatePage(InsertStats* stats);
+  Status Replay(const InPlaceRecovery& recovery);
   // Writes `lists` onto fresh pages and the tail vector sector, one batch.
   Status WriteOut(const std::vector<List>& lists, std::vector<format::EdgeLocation>* placed,
                   InsertStats* stats);
@@ -133,7 +192,8 @@ class InPlaceUpdater {
   };
   std::deque<Retired> free_;  // pages whose lists have all moved, oldest first
   std::uint64_t next_page_ = 1;
-  std::uint32_t epoch_ = 0;   // write epoch stamped on edge pages
+  std::uint32_t epoch_ = 0;   // write epoch stamped on edge pages (> 0: not the layout's own)
+  std::vector<List> lists_;   // the prepared insert's lists (Prepare -> Publish)
   AlignedBuffer tail_;         // the vector file's last sector
   std::uint64_t tail_sector_ = 0;
   graph::PruneScratch scratch_;
