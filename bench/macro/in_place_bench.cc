@@ -150,9 +150,9 @@ nlohmann::json Summary(const std::vector<SearchRecord>& rs, double seconds) {
   }
   return {{"searches", rs.size()},
           {"qps", rs.size() / seconds},
-          {"p50_ms", Percentile(lat, 50)},
-          {"p90_ms", Percentile(lat, 90)},
-          {"p99_ms", Percentile(lat, 99)},
+          {"p50_ms", Percentile(lat, 0.50)},
+          {"p90_ms", Percentile(lat, 0.90)},
+          {"p99_ms", Percentile(lat, 0.99)},
           {"pages_per_query", rs.empty() ? 0 : pages / rs.size()}};
 }
 
@@ -254,7 +254,7 @@ int Main(const Config& cfg) {
   for (double t : insert_done_at) ++ins[std::min(nwin - 1, static_cast<std::size_t>(t))];
   for (std::size_t w = 0; w + 1 < nwin; ++w) {  // the last window is partial
     windows.push_back({{"t", w}, {"inserts", ins[w]}, {"qps", lat[w].size()},
-                       {"p90_ms", Percentile(lat[w], 90)}, {"p99_ms", Percentile(lat[w], 99)}});
+                       {"p90_ms", Percentile(lat[w], 0.90)}, {"p99_ms", Percentile(lat[w], 0.99)}});
   }
   out["windows"] = windows;
   // Recall per tenth of the inserts.

@@ -73,7 +73,12 @@ std::string_view DurabilityName(Durability d);
 
 enum class UpdateMode : std::uint8_t {
   kBuffered,  // pending list + background merges into new versions (this design)
-  kInPlace,   // NAVIS in-place updates: not available yet (NotSupported)
+  // NAVIS in-place updates (graph indexes): each write is applied to the
+  // SSD graph itself shortly after it is acknowledged (Sun et al., "NAVIS:
+  // Concurrent Search and Update with Low Position-Seeking Overhead in
+  // On-SSD Graph-Based Vector Search"); merges only rebuild when deletes
+  // pile up or the graph's capacity is reached.
+  kInPlace,
 };
 // "buffered" / "in_place".
 Result<UpdateMode> ParseUpdateMode(std::string_view name);
@@ -108,7 +113,18 @@ struct CollectionOptions {
 
   Durability durability = Durability::kAsync;
   std::uint32_t sync_interval_ms = 100;  // kAsync: fsync period of the log
-  UpdateMode update_mode = UpdateMode::kBuffered;
+  // creation: how writes reach the SSD index (default buffered). In place
+  // (graph indexes of float32 or bfloat16 vectors): the index is searched on
+  // its decoupled layout (edge pages apart from the vectors, NAVIS), and an
+  // applier thread inserts each write into it out of place, journalling
+  // the moved edge lists in RocksDB in the batch that retires the write's
+  // pending entry; a write is searchable from the pending list until then.
+  // A delete tombstones the vertex (still walked through, never returned,
+  // never linked to again). A merge rebuilds the index only when
+  // in_place_rebuild_dead_ratio of it is dead or its capacity (twice the
+  // rows it was built with, at least 64k more) is reached.
+  std::optional<UpdateMode> update_mode;
+  double in_place_rebuild_dead_ratio = 0.3;
 
   // Below this many live vectors no SSD index exists and a search is an exact
   // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).
@@ -229,6 +245,7 @@ struct CollectionStats {
   ElementType element_type = ElementType::kFloat32;
   std::string index_type;           // "graph" / "ivf"
   std::string graph_label_field;    // CollectionOptions::graph_label_field ("" = none)
+  UpdateMode update_mode = UpdateMode::kBuffered;
   std::uint32_t graph_R = 0;        // the graph's build R and L, as created (0 for IVF)
   std::uint32_t graph_L = 0;
   std::uint64_t live = 0;           // vectors a search can return (== Count())
@@ -244,6 +261,10 @@ struct CollectionStats {
   std::uint64_t ram_bytes = 0;      // index RAM + pending vectors + maps
   std::uint64_t pending_ram_bytes = 0;  // the pending vectors' RAM (bounded by memory_budget_bytes)
   std::uint64_t cached_nodes = 0;   // graph records in the node cache (at most half the budget)
+  // update_mode in_place: writes applied to the graph since open, and the
+  // rows the current version may still take before a rebuild.
+  std::uint64_t in_place_inserts = 0;
+  std::uint64_t in_place_capacity_left = 0;
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write
   std::uint64_t log_syncs = 0;      // sync mode: fsyncs of the log by writers (group commits)
@@ -258,11 +279,12 @@ class Collection {
   // Opens (or creates) the collection in `dir`. InvalidArgument for bad or
   // mismatching options; NotFound if absent and !create_if_missing; Busy if
   // another process holds the directory; Corruption for damaged files
-  // (RocksDB checksums, index checksums, missing version); NotSupported for
-  // update_mode in_place.
+  // (RocksDB checksums, index checksums, missing version); InvalidArgument
+  // for update_mode in_place on IVF or on integer or float16 vectors.
   static Result<std::unique_ptr<Collection>> Open(const std::string& dir,
                                                   const CollectionOptions& options);
-  // Closes (stops the merge thread, syncs the log) if Close was not called.
+  // Closes (stops the merge and applier threads, syncs the log) if Close
+  // was not called.
   ~Collection();
   Collection(const Collection&) = delete;
   Collection& operator=(const Collection&) = delete;

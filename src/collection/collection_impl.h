@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collection/graph_label_dictionary.h"
+#include "collection/in_place_journal.h"
 #include "collection/index_version.h"
 #include "collection/pending_graph.h"
 #include "collection/pending_set.h"
@@ -61,6 +62,7 @@ struct StoredCollectionOptions {
   GraphBuildOptions graph;
   IvfBuildOptions ivf;
   std::string graph_label_field;  // CollectionOptions::graph_label_field
+  UpdateMode update_mode = UpdateMode::kBuffered;
 };
 std::string StoredOptionsToJson(const StoredCollectionOptions& o);
 Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& json);
@@ -145,6 +147,30 @@ struct Collection::Impl {
   std::thread sync_thread;
   std::thread indexer_thread;
   bool closed = false;
+
+  // ---- update_mode in_place (collection_in_place.cc) ----
+  bool in_place() const { return stored.update_mode == UpdateMode::kInPlace; }
+  // Entries of the current pending set before this position are applied to
+  // the graph or dead (guarded by write_mu; 0 after a new pending set).
+  std::uint32_t pending_applied = 0;
+  std::atomic<std::uint64_t> in_place_inserts{0};
+  Status last_apply_error;  // guarded by write_mu
+  std::condition_variable applier_cv;  // with bg_mu
+  std::thread applier_thread;
+  // Opens version `number` in `vdir`: an in-place version with `journal`
+  // replayed (none: a fresh one), or a static one.
+  Result<std::shared_ptr<collection::IndexVersion>> LoadVersion(
+      std::uint64_t number, const std::string& vdir,
+      const collection::LoadedJournal* journal = nullptr) const;
+  // Applies the next pending entry to the in-place graph: prepares the
+  // insert out of place, journals it with the removal of its 'p' key in one
+  // batch, then publishes it. `applied` says whether one was.
+  Status ApplyOne(bool* applied);
+  void ApplierLoop();
+  void WakeApplier();
+  // With write_mu held: a new pending set without the applied entries, when
+  // they are most of it.
+  Status RotatePending();
 
   CollectionSnapshot Snapshot() const {
     std::lock_guard<std::mutex> lock(state_mu);

@@ -181,7 +181,9 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     // StreamingMerge pays off while most of the graph survives (at half
     // deleted it costs about a rebuild: graph/streaming_merge.h notes); the
     // IVF merge keeps the old centroids, which drift from a half-deleted set.
-    streaming = !flat_back && options.streaming_merge &&
+    // An in-place version's node file is stale (its graph lives in the
+    // decoupled layout): merges rebuild.
+    streaming = !flat_back && options.streaming_merge && !in_place() &&
                 (stored.index_type == "graph" || stored.index_type == "ivf") && cur.version &&
                 cur.version->dead_count() * 2 <= cur.version->size();
     if (streaming) {
@@ -275,7 +277,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
       Status st = collection::WriteSlotsFile(vdir, ids);
       if (st.ok()) st = SyncDirectory(IndexRoot());
       if (!st.ok()) return fail(st);
-      auto loaded = IndexVersion::Load(next_version, vdir, index_open);
+      auto loaded = LoadVersion(next_version, vdir);
       if (!loaded.ok()) return fail(loaded.status());
       next = std::move(*loaded);
     }
@@ -323,7 +325,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
     st = collection::WriteSlotsFile(vdir, ids);
     if (st.ok()) st = SyncDirectory(IndexRoot());
     if (!st.ok()) return fail(st);
-    auto loaded = IndexVersion::Load(next_version, vdir, index_open);
+    auto loaded = LoadVersion(next_version, vdir);
     if (!loaded.ok()) return fail(loaded.status());
     next = std::move(*loaded);
   } else {
@@ -397,6 +399,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   nlohmann::json pointer = {
       {"version", next ? next_version : 0}, {"seq", snap_seq}, {"max_version", next_version}};
   batch.Put(collection::MetaKey("version"), pointer.dump());
+  if (cur.version && cur.version->in_place()) collection::DropJournal(cur.version->number(), &batch);
   rocksdb::WriteOptions sync;
   sync.sync = true;
   Status st = FromRocks(db->Write(sync, &batch), "merge: switching versions");
@@ -410,6 +413,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   for (VectorId id : consumed) tombstones.erase(id);
   if (cur.version) cur.version->MarkObsolete();
   pending_pos = std::move(next_pos);
+  pending_applied = 0;
   version_seq = snap_seq;
   Publish(std::move(state), last_seq);
   // The switch's synced write synced the whole log: every earlier write too.
@@ -421,6 +425,7 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   last_merge_seconds = timer.ElapsedSeconds();
   if (first) first_build_seconds = last_merge_seconds.load();
   merge_done_cv.notify_all();
+  WakeApplier();
   return Status::OK();
 }
 

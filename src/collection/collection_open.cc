@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "base/thread_affinity.h"
@@ -173,6 +174,20 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
     st.element_type = options.element_type.value_or(ElementType::kFloat32);
     st.index_type = options.index_type.value_or("graph");
     st.graph_label_field = options.graph_label_field;
+    st.update_mode = options.update_mode.value_or(UpdateMode::kBuffered);
+    if (st.update_mode == UpdateMode::kInPlace) {
+      if (st.index_type != "graph") {
+        return Status::InvalidArgument("update_mode in_place needs a graph index");
+      }
+      if (!st.graph_label_field.empty()) {
+        return Status::InvalidArgument(
+            "update_mode in_place does not build label-aware graphs (graph_label_field)");
+      }
+      if (options.graph.all_in_storage) {
+        return Status::InvalidArgument(
+            "update_mode in_place walks on the PQ codes in RAM (not all_in_storage)");
+      }
+    }
     st.graph = options.graph;
     st.ivf = options.ivf;
     st.graph.metric = st.ivf.metric = st.metric;
@@ -194,6 +209,8 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
         CheckSame("element type", options.element_type, st.element_type, ElementTypeName));
     STRATA_RETURN_IF_ERROR(CheckSame("index type", options.index_type, st.index_type,
                                      [](const std::string& x) { return x; }));
+    STRATA_RETURN_IF_ERROR(CheckSame("update mode", options.update_mode, st.update_mode,
+                                     [](UpdateMode m) { return std::string(UpdateModeName(m)); }));
     if (!options.graph_label_field.empty() && options.graph_label_field != st.graph_label_field) {
       return Status::InvalidArgument("collection was created with graph_label_field '" +
                                      st.graph_label_field + "', opened with '" +
@@ -229,8 +246,20 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
                                                          options.memory_budget_bytes / 2 >> 20);
   }
   if (version_number != 0) {
+    std::optional<collection::LoadedJournal> journal;
+    if (impl->in_place()) {
+      STRATA_ASSIGN_OR_RETURN(journal, collection::LoadJournal(impl->db.get(), version_number));
+    }
     STRATA_ASSIGN_OR_RETURN(state->version,
-                            IndexVersion::Load(version_number, current_dir, impl->index_open));
+                            impl->LoadVersion(version_number, current_dir,
+                                              journal ? &*journal : nullptr));
+    if (journal && !journal->stale_versions.empty()) {
+      // Journals of versions a crash kept the switch from removing.
+      rocksdb::WriteBatch batch;
+      for (std::uint64_t v : journal->stale_versions) collection::DropJournal(v, &batch);
+      STRATA_RETURN_IF_ERROR(
+          FromRocks(impl->db->Write(rocksdb::WriteOptions(), &batch), "collection: journal"));
+    }
   }
   STRATA_RETURN_IF_ERROR(MakePending(st.dim, st.metric, state.get()));
 
@@ -244,7 +273,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
       STRATA_ASSIGN_OR_RETURN(std::uint64_t seq, collection::DecodeU64(it->value().ToStringView()));
       impl->tombstones[id] = seq;
       if (state->version) {
-        if (auto slot = state->version->SlotOf(id)) state->version->MarkDead(*slot, 0);
+        // An in-place version's newest row of the id was born at the write
+        // that made the tombstone when that write replaced an older copy:
+        // it is dead only if a later write killed it.
+        auto slot = state->version->SlotOf(id);
+        if (slot && state->version->born(*slot) < seq) state->version->MarkDead(*slot, 0);
       }
     }
     STRATA_RETURN_IF_ERROR(FromRocks(it->status(), "collection: reading tombstones"));
@@ -302,6 +335,7 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   }
   if (options.background_merge) p->merge_thread = std::thread([p] { p->MergeLoop(); });
   p->indexer_thread = std::thread([p] { p->IndexerLoop(); });
+  if (p->in_place()) p->applier_thread = std::thread([p] { p->ApplierLoop(); });
   std::unique_ptr<Collection> c(new Collection(std::move(impl)));
   // A crash may have interrupted the first build, or left a merge due.
   if (!c->impl_->current().version && c->impl_->live >= options.flat_threshold) {
@@ -374,6 +408,8 @@ Status Collection::Close() {
   }
   m.bg_cv.notify_all();
   m.indexer_cv.notify_all();
+  m.applier_cv.notify_all();
+  if (m.applier_thread.joinable()) m.applier_thread.join();
   if (m.merge_thread.joinable()) m.merge_thread.join();
   if (m.sync_thread.joinable()) m.sync_thread.join();
   if (m.indexer_thread.joinable()) m.indexer_thread.join();
@@ -411,6 +447,8 @@ CollectionStats Collection::Stats() const {
   s.element_type = m.stored.element_type;
   s.index_type = m.stored.index_type;
   s.graph_label_field = m.stored.graph_label_field;
+  s.update_mode = m.stored.update_mode;
+  s.in_place_inserts = m.in_place_inserts.load();
   if (s.index_type == "graph") {
     s.graph_R = m.stored.graph.R;
     s.graph_L = m.stored.graph.L;
@@ -424,6 +462,9 @@ CollectionStats Collection::Stats() const {
     s.ram_bytes += v.memory_bytes();
     s.index_description = v.index().Describe();
     s.cached_nodes = v.index().cached_nodes();
+    if (v.in_place()) {
+      s.in_place_capacity_left = v.graph()->capacity() - v.graph()->num_vertices();
+    }
   }
   const std::uint64_t indexed_live = s.indexed - s.deleted;
   s.pending = s.live > indexed_live ? s.live - indexed_live : 0;

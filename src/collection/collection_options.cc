@@ -43,7 +43,17 @@ Status CollectionOptions::Validate() const {
     return Status::InvalidArgument("graph_label_field needs a graph index");
   }
   if (update_mode == UpdateMode::kInPlace) {
-    return Status::NotSupported("update_mode in_place is not available yet (use buffered)");
+    if (index_type && *index_type != "graph") {
+      return Status::InvalidArgument("update_mode in_place needs a graph index");
+    }
+    if (element_type && *element_type != ElementType::kFloat32 &&
+        *element_type != ElementType::kBFloat16) {
+      return Status::InvalidArgument(
+          "update_mode in_place stores float32 vectors (element type float32 or bfloat16)");
+    }
+  }
+  if (!(in_place_rebuild_dead_ratio > 0.0 && in_place_rebuild_dead_ratio <= 1.0)) {
+    return Status::InvalidArgument("in_place_rebuild_dead_ratio must be in (0, 1]");
   }
   if (flat_threshold == 0) return Status::InvalidArgument("flat_threshold must be at least 1");
   if (merge_pending_count == 0) {
@@ -99,6 +109,7 @@ std::string StoredOptionsToJson(const StoredCollectionOptions& o) {
       {"element_type", std::string(ElementTypeName(o.element_type))},
       {"index_type", o.index_type},
       {"graph_label_field", o.graph_label_field},
+      {"update_mode", std::string(UpdateModeName(o.update_mode))},
       {"graph", g},
       {"ivf", v},
   };
@@ -122,6 +133,8 @@ Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& text) {
                             ParseElementType(j.at("element_type").get<std::string>()));
     o.index_type = j.at("index_type").get<std::string>();
     o.graph_label_field = j.value("graph_label_field", std::string());  // absent before 2026-12
+    STRATA_ASSIGN_OR_RETURN(o.update_mode,
+                            ParseUpdateMode(j.value("update_mode", std::string("buffered"))));
     const auto& g = j.at("graph");
     o.graph.R = g.at("R");
     o.graph.L = g.at("L");

@@ -434,15 +434,29 @@ Status SearchOne(const Collection::Impl& m, const CollectionSnapshot& snap,
     STRATA_RETURN_IF_ERROR(ScanStoredRecords(m, query, *plan.candidates, &*test, &hits, &qs));
   } else {
     // The graph ranks the candidates by code and reads the best from SSD;
-    // the pending list (and the flat phase) is scanned exactly anyway.
+    // the pending list (and the flat phase) is scanned exactly anyway. The
+    // list first: an in-place applier publishes an entry in the graph before
+    // it leaves the list, so a search misses it in neither (and may meet
+    // it in both: duplicates are dropped below).
+    SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
     if (version != nullptr) {
       STRATA_RETURN_IF_ERROR(
           SearchIndex(m, snap, query, params, test ? &*test : nullptr, plan, &hits, &qs));
     }
-    SearchPending(snap, query, params, filtered ? &accept : nullptr, &hits);
   }
   qs.filter_candidates = listed;
   std::sort(hits.begin(), hits.end());
+  if (m.in_place()) {
+    // Keep each id's nearest copy (the two copies' distances may differ in
+    // the last bits: the graph holds the normalised vector under cosine).
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < hits.size() && kept < k; ++i) {
+      bool seen = false;
+      for (std::size_t j = 0; j < kept && !seen; ++j) seen = hits[j].second == hits[i].second;
+      if (!seen) hits[kept++] = hits[i];
+    }
+    hits.resize(kept);
+  }
   if (hits.size() > k) hits.resize(k);
   out->clear();
   out->reserve(hits.size());

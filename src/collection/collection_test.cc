@@ -339,8 +339,8 @@ TEST(Collection, BadInputIsRejectedAndLosesNothing) {
   other.error_if_exists = true;
   EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kInvalidArgument);
   other = CollectionOptions{};
-  other.update_mode = UpdateMode::kInPlace;
-  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kNotSupported);
+  other.update_mode = UpdateMode::kInPlace;  // created buffered
+  EXPECT_EQ(Collection::Open(path, other).status().code(), StatusCode::kInvalidArgument);
   auto again = Collection::Open(path, CollectionOptions{});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   ExpectStoredExactly(**again, model);

@@ -98,6 +98,14 @@ std::vector<rocksdb::Status> Collection::Impl::GetRecords(std::span<const Vector
 bool Collection::Impl::MergeDue() const {
   const CollectionState& s = current();
   if (!s.version) return false;  // the threshold's first build is synchronous
+  if (s.version->in_place()) {
+    // The applier drains the pending list; a merge rebuilds the whole
+    // index, when the graph is full or too much of it is dead.
+    if (s.version->full()) return true;
+    const auto dead_limit = static_cast<std::uint64_t>(options.in_place_rebuild_dead_ratio *
+                                                       static_cast<double>(s.version->size()));
+    return s.version->dead_count() >= std::max(options.merge_pending_count, dead_limit);
+  }
   if (budget_waiters > 0 && !pending_pos.empty()) return true;  // writers wait for the memory budget
   const std::uint64_t pending = pending_pos.size();
   const std::uint64_t dead = s.version->dead_count();
@@ -196,7 +204,8 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
   {
     std::unique_lock<std::mutex> lock(m.write_mu);
     // Memory budget: wait for a merge to drain the pending vectors.
-    while (m.options.memory_budget_bytes > 0 && m.current().version &&
+    // (In place, the applier drains the pending list, not merges.)
+    while (m.options.memory_budget_bytes > 0 && !m.in_place() && m.current().version &&
            m.current().pending->MemoryBytesWith(n) > m.options.memory_budget_bytes &&
            !m.pending_pos.empty() && m.options.background_merge) {
       if (m.merge_stop.stop_requested()) {
@@ -263,6 +272,7 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
     m.logged_seq.store(seq, std::memory_order_release);
     upsert_seq = seq;
     m.WakeIndexer();
+    m.WakeApplier();
     first_build = !cur.version && m.live >= m.options.flat_threshold;
     if (!first_build && m.MergeDue()) m.RequestMerge();
   }

@@ -1,6 +1,6 @@
 // The collection's RocksDB key space and value encodings (docs/collection.md).
 //
-// One key space, five prefixes (one byte each), ids big-endian so that a
+// One key space, seven prefixes (one byte each), ids big-endian so that a
 // prefix iterates in id order:
 //   'm' + name           meta: "options" (JSON, creation options),
 //                        "version" (JSON: current index version and the
@@ -13,6 +13,13 @@
 //                        (deleted or replaced); the write sequence (u64 LE)
 //   'g' + keyword        a label-aware graph's label of a keyword (u32 LE;
 //                        graph_label_dictionary.h)
+//   'j' + version (8 B BE) + vertex (4 B BE)
+//                        update_mode in_place: where the vertex's edge list
+//                        is now in that version's decoupled layout
+//   'a' + version (8 B BE) + vertex (4 B BE)
+//                        update_mode in_place: a vertex appended to that
+//                        version: its id, birth sequence and PQ code
+//                        (in_place_journal.h)
 // RocksDB checksums its log and its files; a record also carries a format
 // version byte so that a newer layout is refused rather than misread.
 #ifndef STRATA_COLLECTION_STORE_KEYS_H_
@@ -34,6 +41,8 @@ inline constexpr char kVectorPrefix = 'v';
 inline constexpr char kPendingPrefix = 'p';
 inline constexpr char kTombstonePrefix = 't';
 inline constexpr char kGraphLabelPrefix = 'g';
+inline constexpr char kJournalMovePrefix = 'j';
+inline constexpr char kJournalAppendPrefix = 'a';
 inline constexpr std::uint8_t kRecordFormatVersion = 1;
 
 std::string MetaKey(std::string_view name);

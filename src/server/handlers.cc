@@ -346,6 +346,7 @@ Reply Handlers::CollectionInfo(const std::string& name) {
           {"flush_interval_sec", (opts.sync_interval_ms + 999) / 1000},
           {"max_optimization_threads", opts.merge_threads}}},
         {"strata", {{"index", st.index_type}, {"graph_label_field", st.graph_label_field},
+                    {"update_mode", std::string(UpdateModeName(st.update_mode))},
                     {"index_version", st.index_version},
                     {"pending", st.pending}, {"merging", st.merging}, {"merges", st.merges},
                     {"ram_bytes", st.ram_bytes}, {"disk_bytes", st.disk_bytes}}}}},

@@ -268,7 +268,7 @@ TEST_F(HandlersTest, StrataBuildAndMergeOptions) {
            {{{"ivf", {{"bits", "x"}}}}, "ivf.bits"},
            {{{"merge_pending_ratio", "x"}}, "merge_pending_ratio"},
            {{{"update_mode", "sideways"}}, "update_mode"},
-           {{{"update_mode", "in_place"}}, "in_place"},
+           {{{"update_mode", "in_place"}, {"index", "ivf"}}, "in_place"},
            {{{"index", "hnsw"}}, "index"}}) {
     auto [status, reply] = create("bad", strata);
     EXPECT_EQ(status, 400) << strata.dump();

@@ -1,0 +1,209 @@
+// update_mode in_place: the applier, which moves acknowledged writes from
+// the pending list into the SSD graph itself (NAVIS; Sun et al., "NAVIS:
+// Concurrent Search and Update with Low Position-Seeking Overhead in On-SSD
+// Graph-Based Vector Search"), and the loading of in-place versions.
+//
+// A write is acknowledged as in the buffered mode (a RocksDB batch with its
+// record and 'p' key, then the in-RAM pending set); the applier then takes
+// the pending entries in order, one at a time:
+//   1. under write_mu: the entry, and the row it will get, staged (id and
+//      birth sequence; searches do not count the row yet);
+//   2. without locks: InPlaceGraph::Prepare seeks the position over edge
+//      pages and writes the vector and every changed edge list out of
+//      place (in sync mode then fdatasyncs both files);
+//   3. under write_mu: one RocksDB batch journals the moved lists and the
+//      appended vertex and removes the entry's 'p' key (if it is still the
+//      id's current copy); then the graph switches its table, the row is
+//      published, and the pending entry is marked dead from its own birth
+//      on, so a search finds the write in the graph or in the pending list.
+//      A search scans the pending list before it walks the graph: an entry
+//      it misses in the list was published in the graph before the scan.
+// A crash between 2 and 3 leaves pages nothing names (free at the next
+// open) and the 'p' key, so the write is applied again. A write replaced or
+// deleted while it was being applied is published dead at that sequence.
+#include <memory>
+
+#include "collection/collection_impl.h"
+#include "collection/store_keys.h"
+
+namespace strata {
+namespace {
+
+// The pending set is rebuilt without its applied entries once they are at
+// least this many and most of it (a search skips a dead entry at the cost of
+// two loads; the rebuild copies the few unapplied ones).
+constexpr std::uint32_t kRotateApplied = 4096;
+
+// A fresh in-place version may take this many more rows than it was built
+// with (and at least as many again): its RAM for codes, table and ids is
+// reserved up front (about 60 B a row at 32-byte codes).
+constexpr std::uint64_t kMinHeadroom = 65536;
+
+}  // namespace
+
+Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
+    std::uint64_t number, const std::string& vdir, const collection::LoadedJournal* journal) const {
+  if (!in_place()) return collection::IndexVersion::Load(number, vdir, index_open);
+  collection::IndexVersion::InPlaceSetup setup;
+  STRATA_ASSIGN_OR_RETURN(std::vector<VectorId> ids, collection::ReadSlotsFile(vdir));
+  const std::uint64_t base = ids.size();
+  std::uint64_t appended = journal != nullptr ? journal->appended.size() : 0;
+  setup.graph.capacity = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(0xFFFFFFF0u, base + appended + std::max(base, kMinHeadroom)));
+  setup.graph.R = stored.graph.R;
+  setup.graph.L = stored.graph.L;
+  setup.graph.alpha = stored.graph.alpha;
+  setup.threads = options.merge_threads;
+  if (journal != nullptr) {
+    setup.recovery = journal->recovery;
+    setup.appended = journal->appended;
+    setup.first_appended = journal->first_appended;
+  }
+  // A torn last vector sector is rebuilt from the records of the rows that
+  // are still their id's current copy (born at the record's sequence).
+  std::vector<std::pair<VectorId, std::uint64_t>> rows = setup.appended;
+  const auto base_vertices = setup.first_appended;
+  setup.recovery.vector_of = [this, rows, base_vertices](std::uint32_t v, std::span<float> out) {
+    if (v < base_vertices || v - base_vertices >= rows.size()) return false;
+    const auto& [id, born] = rows[v - base_vertices];
+    std::string value;
+    if (!db->Get(rocksdb::ReadOptions(), collection::IdKey(collection::kVectorPrefix, id), &value)
+             .ok()) {
+      return false;
+    }
+    auto rec = collection::DecodeRecord(value, vector_bytes);
+    if (!rec.ok() || rec->seq != born) return false;
+    LoadFloat(reinterpret_cast<const std::byte*>(rec->vector.data()), out.data());
+    return true;
+  };
+  return collection::IndexVersion::LoadInPlace(number, vdir, index_open, std::move(setup));
+}
+
+void Collection::Impl::WakeApplier() {
+  if (in_place()) applier_cv.notify_one();
+}
+
+Status Collection::Impl::RotatePending() {
+  const CollectionState& cur = current();
+  const collection::PendingSet& p = *cur.pending;
+  if (pending_applied < kRotateApplied || pending_applied * 2ull < p.size()) return Status::OK();
+  std::uint64_t visible = 0;
+  {
+    std::lock_guard<std::mutex> lock(state_mu);
+    visible = visible_seq;
+  }
+  auto next = std::make_shared<CollectionState>();
+  next->version = cur.version;
+  STRATA_RETURN_IF_ERROR(MakePending(stored.dim, stored.metric, next.get()));
+  // Entries a new snapshot may still see: the unapplied ones, and those
+  // killed by writes not yet visible (sync mode's group commit).
+  for (std::uint32_t pos = pending_applied; pos < p.size(); ++pos) {
+    const std::uint64_t dead = p.dead_seq(pos);
+    if (dead <= visible) continue;
+    STRATA_ASSIGN_OR_RETURN(std::uint32_t at, next->pending->Append(p.id(pos), p.vector(pos),
+                                                                    p.insert_seq(pos)));
+    if (dead != collection::kNeverDead) {
+      next->pending->MarkDead(at, dead);
+    } else {
+      pending_pos[p.id(pos)] = at;
+    }
+  }
+  pending_applied = 0;
+  Publish(std::move(next), 0);
+  return Status::OK();
+}
+
+Status Collection::Impl::ApplyOne(bool* applied) {
+  *applied = false;
+  std::shared_ptr<const CollectionState> st;
+  std::uint32_t pos = 0;
+  VectorId id = 0;
+  std::uint64_t born = 0;
+  std::uint64_t row = 0;
+  std::vector<float> vector(stored.dim);
+  {
+    std::lock_guard<std::mutex> lock(write_mu);
+    if (merging || !state || !state->version || !state->version->in_place()) return Status::OK();
+    if (state->version->full()) {
+      if (MergeDue()) RequestMerge();
+      return Status::OK();
+    }
+    st = state;
+    const collection::PendingSet& p = *st->pending;
+    pos = pending_applied;
+    while (pos < p.size() && p.dead_seq(pos) != collection::kNeverDead) ++pos;
+    pending_applied = pos;
+    if (pos >= p.size()) return RotatePending();
+    id = p.id(pos);
+    born = p.insert_seq(pos);
+    std::copy_n(p.vector(pos), stored.dim, vector.data());
+    row = st->version->next_row();
+    st->version->StageRow(row, id, born, collection::kNeverDead);
+  }
+  InPlaceGraph& graph = *st->version->graph();
+  PreparedInPlaceInsert prepared;
+  STRATA_RETURN_IF_ERROR(graph.Prepare(vector, &prepared));
+  if (prepared.row != row) {
+    return Status::Corruption("in-place apply: the graph gave row " + std::to_string(prepared.row) +
+                            ", staged " + std::to_string(row));
+  }
+  // Power-loss safety: the pages are on the device before the journal
+  // that names them can be.
+  if (group_commit) STRATA_RETURN_IF_ERROR(graph.Sync());
+
+  std::lock_guard<std::mutex> lock(write_mu);
+  if (state->version != st->version || state->pending != st->pending) {
+    return Status::OK();  // a merge switched meanwhile: the write is in its version
+  }
+  collection::PendingSet& p = *st->pending;
+  const std::uint64_t dead = p.dead_seq(pos);
+  rocksdb::WriteBatch batch;
+  collection::JournalInsert(st->version->number(), prepared, id, born, &batch);
+  auto current_copy = pending_pos.find(id);
+  const bool is_current = current_copy != pending_pos.end() && current_copy->second == pos;
+  if (is_current) batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
+  rocksdb::WriteOptions wo = write_options;
+  wo.sync = group_commit;
+  STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), "in-place apply: journal"));
+  if (dead != collection::kNeverDead) st->version->StageRow(row, id, born, dead);
+  graph.Commit(&prepared);
+  st->version->PublishRow(row);
+  if (dead != collection::kNeverDead) (void)graph.Delete(static_cast<std::uint32_t>(row));
+  if (is_current) pending_pos.erase(current_copy);
+  p.MarkDead(pos, born);  // the graph holds it from now on
+  pending_applied = pos + 1;
+  in_place_inserts++;
+  *applied = true;
+  if (st->version->full() && MergeDue()) RequestMerge();
+  return RotatePending();
+}
+
+void Collection::Impl::ApplierLoop() {
+  PlaceBackgroundThread();
+  std::unique_lock<std::mutex> lock(bg_mu);
+  while (!stopping) {
+    applier_cv.wait_for(lock, std::chrono::milliseconds(20));
+    if (stopping) break;
+    lock.unlock();
+    while (true) {
+      bool applied = false;
+      Status st = ApplyOne(&applied);
+      if (!st.ok()) {
+        {
+          std::lock_guard<std::mutex> wl(write_mu);
+          last_apply_error = st;
+        }
+        // Back off: the entry stays pending (searchable) and is retried.
+        std::unique_lock<std::mutex> wait(bg_mu);
+        applier_cv.wait_for(wait, std::chrono::seconds(1), [this] { return stopping; });
+        break;
+      }
+      if (!applied) break;
+      std::lock_guard<std::mutex> stop_check(bg_mu);
+      if (stopping) break;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace strata
