@@ -45,7 +45,7 @@ struct Config {
   std::string index, decoupled, base, queries, json, fresh_index, fresh_decoupled;
   std::uint64_t start = 0, end = 0;
   std::uint32_t L = 50, k = 10, search_threads = 1;
-  std::uint32_t insert_L = 64, exact_neighbours = 16;
+  std::uint32_t insert_L = 64, exact_neighbours = 16, insert_W = 4, insert_threads = 1;
   double search_seconds = 10;
 };
 
@@ -89,6 +89,9 @@ class SearchLoad {
              const std::function<std::uint64_t()>& rows_now)
       : index_(index), queries_(queries), cfg_(cfg), rows_now_(rows_now) {}
 
+  // Graph rows -> base rows (inserts on several threads), or null.
+  void set_row_map(const std::atomic<std::uint32_t>* map) { row_map_ = map; }
+
   void Start(Clock::time_point t0) {
     t0_ = t0;
     stop_ = false;
@@ -122,6 +125,11 @@ class SearchLoad {
       r.ids.resize(cfg_.k);
       QueryStats s;
       Check((*searcher)->Search(queries_.row<float>(r.query), p, r.ids, dist, &s), "search");
+      if (row_map_ != nullptr) {
+        for (VectorId& id : r.ids) {
+          if (id != kInvalidVectorId) id = row_map_[id].load();
+        }
+      }
       r.latency_us = s.latency_us;
       r.pages = s.pages_read;
       r.at_s = Seconds(t0_, Clock::now());
@@ -134,6 +142,7 @@ class SearchLoad {
   const VectorMatrix& queries_;
   const Config& cfg_;
   std::function<std::uint64_t()> rows_now_;
+  const std::atomic<std::uint32_t>* row_map_ = nullptr;
   Clock::time_point t0_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
@@ -157,8 +166,10 @@ nlohmann::json Summary(const std::vector<SearchRecord>& rs, double seconds) {
 }
 
 nlohmann::json SearchOnly(const Index& index, const VectorMatrix& queries, const Config& cfg,
-                          std::uint64_t rows, const GroundTruth& gt) {
+                          std::uint64_t rows, const GroundTruth& gt,
+                          const std::atomic<std::uint32_t>* row_map = nullptr) {
   SearchLoad load(index, queries, cfg, [rows] { return rows; });
+  load.set_row_map(row_map);
   const auto t0 = Clock::now();
   load.Start(t0);
   std::this_thread::sleep_for(std::chrono::duration<double>(cfg.search_seconds));
@@ -183,13 +194,14 @@ int Main(const Config& cfg) {
   nlohmann::json out;
   out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end}, {"L", cfg.L},
                    {"k", cfg.k}, {"search_threads", cfg.search_threads},
-                   {"insert_threads", 1}, {"insert_L", cfg.insert_L},
-                   {"exact_neighbours", cfg.exact_neighbours}, {"nproc", std::thread::hardware_concurrency()},
+                   {"insert_threads", cfg.insert_threads}, {"insert_L", cfg.insert_L},
+                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"nproc", std::thread::hardware_concurrency()},
                    {"loadavg_start", LoadAvg()}};
   InPlaceGraphOptions o;
   o.capacity = static_cast<std::uint32_t>(cfg.end + 1024);
   o.L = cfg.insert_L;
   o.exact_neighbours = cfg.exact_neighbours;
+  o.beam_width = cfg.insert_W;
   auto graph = InPlaceGraph::Open(cfg.index, cfg.decoupled, o);
   Check(graph.status(), "open");
   const std::uint64_t pages_at_open = (*graph)->edge_pages();
@@ -198,33 +210,47 @@ int Main(const Config& cfg) {
   out["search_only_before"] = SearchOnly((*graph)->index(), *queries, cfg, cfg.start, gt_start);
   std::cerr << out["search_only_before"].dump() << "\n";
 
-  // Inserts with searches beside them.
+  // Inserts with searches beside them, on --insert-threads threads taking
+  // the rows in order; a row's place in the graph may then differ from its
+  // place in the base, so results are mapped back through `base_of`.
   std::atomic<std::uint64_t> rows{cfg.start};
+  std::unique_ptr<std::atomic<std::uint32_t>[]> base_of(new std::atomic<std::uint32_t>[cfg.end]);
+  for (std::uint64_t r = 0; r < cfg.end; ++r) base_of[r].store(static_cast<std::uint32_t>(r));
   SearchLoad load((*graph)->index(), *queries, cfg, [&] { return rows.load(); });
+  load.set_row_map(base_of.get());
   std::vector<double> insert_done_at;
   double seek = 0, prune = 0, write = 0, publish = 0;
   std::uint64_t bytes = 0, lists = 0, pages_written = 0, pages_read = 0, reused = 0, pruned = 0;
+  std::mutex totals_mu;
+  std::atomic<std::uint64_t> next{cfg.start};
   const auto t0 = Clock::now();
   load.Start(t0);
-  for (std::uint64_t r = cfg.start; r < cfg.end; ++r) {
-    InsertReport rep;
-    auto row = (*graph)->Insert(base->row<float>(r), &rep);
-    Check(row.status(), "insert");
-    if (*row != r) Die("insert", Status::Corruption("row numbering"));
-    rows.store(r + 1);
-    insert_done_at.push_back(Seconds(t0, Clock::now()));
-    seek += rep.seek_us;
-    prune += rep.prune_us;
-    write += rep.write_us;
-    publish += rep.publish_us;
-    bytes += rep.bytes_written;
-    lists += rep.lists_written;
-    pages_written += rep.edge_pages_written;
-    pages_read += rep.pages_read;
-    reused += rep.pages_reused;
-    pruned += rep.lists_pruned;
-    if ((r - cfg.start) % 10000 == 0) std::cerr << "inserted " << r - cfg.start << "\n";
-  }
+  auto inserter = [&] {
+    for (std::uint64_t r = next++; r < cfg.end; r = next++) {
+      InsertReport rep;
+      auto row = (*graph)->Insert(base->row<float>(r), &rep);
+      Check(row.status(), "insert");
+      if (*row >= cfg.end) Die("insert", Status::Corruption("row numbering"));
+      base_of[*row].store(static_cast<std::uint32_t>(r));
+      const std::uint64_t done = rows.fetch_add(1) + 1;
+      std::lock_guard<std::mutex> lock(totals_mu);
+      insert_done_at.push_back(Seconds(t0, Clock::now()));
+      seek += rep.seek_us;
+      prune += rep.prune_us;
+      write += rep.write_us;
+      publish += rep.publish_us;
+      bytes += rep.bytes_written;
+      lists += rep.lists_written;
+      pages_written += rep.edge_pages_written;
+      pages_read += rep.pages_read;
+      reused += rep.pages_reused;
+      pruned += rep.lists_pruned;
+      if ((done - cfg.start) % 10000 == 0) std::cerr << "inserted " << done - cfg.start << "\n";
+    }
+  };
+  std::vector<std::thread> writers;
+  for (std::uint32_t t = 0; t < cfg.insert_threads; ++t) writers.emplace_back(inserter);
+  for (auto& w : writers) w.join();
   const double insert_seconds = Seconds(t0, Clock::now());
   std::vector<SearchRecord> during = load.Stop();
   const double n = static_cast<double>(cfg.end - cfg.start);
@@ -272,7 +298,8 @@ int Main(const Config& cfg) {
   }
   out["recall_during"] = tenths;
   const GroundTruth gt_end = Exact(*base, cfg.end, *queries, cfg.k);
-  out["search_only_after"] = SearchOnly((*graph)->index(), *queries, cfg, cfg.end, gt_end);
+  out["search_only_after"] =
+      SearchOnly((*graph)->index(), *queries, cfg, cfg.end, gt_end, base_of.get());
   std::cerr << out["search_only_after"].dump() << "\n";
   if (!cfg.fresh_index.empty()) {
     OpenOptions open;
@@ -303,6 +330,8 @@ int main(int argc, char** argv) {
   app.add_option("--search-threads", cfg.search_threads, "Search threads");
   app.add_option("--insert-L", cfg.insert_L, "Position seeking's list size");
   app.add_option("--exact-neighbours", cfg.exact_neighbours, "Candidates re-ranked while seeking");
+  app.add_option("--insert-W", cfg.insert_W, "Position seeking's beam width");
+  app.add_option("--insert-threads", cfg.insert_threads, "Inserting threads");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");
   app.add_option("--fresh-index", cfg.fresh_index, "A one-pass build of all --end rows");
   app.add_option("--fresh-decoupled", cfg.fresh_decoupled, "Its decoupled layout");

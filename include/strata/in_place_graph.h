@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,8 @@ struct PreparedInPlaceInsert {
   std::vector<InPlaceListMove> moves;  // the new vertex's list first
   std::vector<std::uint8_t> code;      // the new vertex's PQ code
   InsertReport report;
+  // Structural updates are one at a time: held from Prepare to Commit.
+  std::unique_lock<std::mutex> writer_lock;
 };
 
 class InPlaceGraph {
@@ -100,15 +103,21 @@ class InPlaceGraph {
   ~InPlaceGraph();
 
   // Inserts a vector; returns its row (the index's rows, then one per
-  // insert). Not thread-safe with Insert or Delete.
+  // insert). Thread-safe: position seeking runs on every calling thread
+  // at once, the structural updates one at a time (NAVIS's concurrent
+  // inserts; inserts made at once do not link to each other).
   Result<std::uint32_t> Insert(std::span<const float> vector, InsertReport* report = nullptr);
-  // Insert's two steps. Nothing may change the graph between them.
+  // Insert's two steps: Prepare seeks (in parallel with other calls), then
+  // takes the writer lock and writes out of place; Commit publishes and
+  // releases the lock. Every Prepare that succeeded must be committed, on
+  // the same thread, before that thread prepares another.
   Status Prepare(std::span<const float> vector, PreparedInPlaceInsert* out);
   void Commit(PreparedInPlaceInsert* prepared);
   // fdatasync of the layout's files (before a journal write that must
   // survive power loss).
   Status Sync();
-  // Tombstones a row. NotFound for a missing or deleted row.
+  // Tombstones a row (thread-safe; never waits for an insert). NotFound
+  // for a missing or deleted row.
   Status Delete(std::uint32_t row);
 
   // The searchable index (NewSearcher and searches are thread-safe beside

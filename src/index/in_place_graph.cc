@@ -67,8 +67,12 @@ InsertReport ToReport(const update::InsertStats& s) {
 }  // namespace
 
 Status InPlaceGraph::Prepare(std::span<const float> vector, PreparedInPlaceInsert* out) {
+  update::SeekResult seek;
+  STRATA_RETURN_IF_ERROR(state_->updater->Seek(vector, &seek));
+  std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
   update::PreparedInsert p;
-  STRATA_RETURN_IF_ERROR(state_->updater->Prepare(vector, &p));
+  STRATA_RETURN_IF_ERROR(state_->updater->Prepare(&seek, &p));
+  out->writer_lock = std::move(lock);
   out->vertex = p.vertex;
   out->row = base_rows() + (p.vertex - base_vertices());
   out->moves.clear();
@@ -89,6 +93,7 @@ void InPlaceGraph::Commit(PreparedInPlaceInsert* prepared) {
   }
   state_->updater->Publish(p);
   prepared->report.publish_us = p.stats.publish_us;
+  if (prepared->writer_lock.owns_lock()) prepared->writer_lock.unlock();
 }
 
 Status InPlaceGraph::Sync() { return state_->updater->Sync(); }

@@ -264,6 +264,22 @@ const std::byte* DecoupledSearchContext::KeptPage(std::uint32_t page) const {
   return it == kept_.end() ? nullptr : kept_pages_.data() + it->second;
 }
 
+bool DecoupledSearchContext::KeptList(std::uint32_t vertex, format::EdgeLocation loc,
+                                      std::vector<std::uint32_t>* ids) const {
+  const std::byte* sector = KeptPage(loc.page);
+  if (sector == nullptr) return false;
+  auto page = format::EdgePageReader::Open(
+      layout_.edges.geometry(),
+      std::span<const std::byte, format::kSectorPayload>(sector, format::kSectorPayload));
+  if (!page.ok()) return false;
+  std::uint16_t degree = 0;
+  auto edges = page->Edges(loc.slot, vertex, &degree);
+  if (!edges.ok()) return false;
+  ids->resize(degree);
+  for (std::uint16_t k = 0; k < degree; ++k) (*ids)[k] = format::EdgePageReader::Id(*edges, k);
+  return true;
+}
+
 Status DecoupledSearchContext::Expand(std::uint32_t vertex, format::EdgeLocation loc,
                                       const std::byte* sector, QueryStats* stats) {
   if (!expanded_.Insert(vertex)) return Status::OK();

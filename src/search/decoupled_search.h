@@ -116,6 +116,12 @@ class DecoupledSearchContext {
                  QueryStats* stats);
   // The last query in the index's distance space (normalised under cosine).
   std::span<const float> prepared_query() const { return query_; }
+  // `vertex`'s list at `loc` from an edge page the last query fetched and
+  // kept (an insert's neighbours were mostly expanded while seeking): true
+  // with `ids` filled, false if that page was not fetched. The caller
+  // vouches that the page has not been rewritten since.
+  bool KeptList(std::uint32_t vertex, format::EdgeLocation loc,
+                std::vector<std::uint32_t>* ids) const;
 
   IoEngine engine() const { return queue_->engine(); }
 

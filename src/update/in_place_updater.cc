@@ -106,8 +106,9 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
     }
   }
 
-  STRATA_ASSIGN_OR_RETURN(u->seeker_, search::DecoupledSearchContext::Create(
-                                          index, *layout, options.io, options.beam_width));
+  u->reused_at_.assign(u->next_page_, 0);
+  STRATA_ASSIGN_OR_RETURN(auto seeker, u->TakeSeeker());  // one made now: errors show at Create
+  u->ReturnSeeker(std::move(seeker));
   return u;
 }
 
@@ -206,6 +207,24 @@ std::optional<std::uint32_t> InPlaceUpdater::VertexOfRow(std::uint64_t row) cons
   return std::nullopt;
 }
 
+Result<std::unique_ptr<search::DecoupledSearchContext>> InPlaceUpdater::TakeSeeker() {
+  {
+    std::lock_guard<std::mutex> lock(seekers_mu_);
+    if (!seekers_.empty()) {
+      auto s = std::move(seekers_.back());
+      seekers_.pop_back();
+      return s;
+    }
+  }
+  return search::DecoupledSearchContext::Create(index_, *layout_, options_.io, options_.beam_width);
+}
+
+void InPlaceUpdater::ReturnSeeker(std::unique_ptr<search::DecoupledSearchContext> seeker) {
+  if (!seeker) return;
+  std::lock_guard<std::mutex> lock(seekers_mu_);
+  seekers_.push_back(std::move(seeker));
+}
+
 std::uint64_t InPlaceUpdater::live_pages() const {
   std::uint64_t n = 0;
   for (std::size_t p = 1; p < live_.size(); ++p) n += live_[p] != 0;
@@ -218,13 +237,26 @@ void InPlaceUpdater::Decode(std::uint32_t vertex, float* out) const {
   (void)index_.pq.Decode(code, 1, out);
 }
 
-Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, std::vector<List>* out,
-                                 InsertStats* stats) {
-  // One read per distinct page, all in one batch.
+Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, const SeekResult& seek,
+                                 std::vector<List>* out, InsertStats* stats) {
+  // Lists on pages the position seeking fetched come from its copies, when
+  // the page was not reused since the seek began (a page is rewritten only
+  // when reused); the others are read, one read per distinct page, all in
+  // one batch.
   std::vector<std::uint32_t> pages;
   std::vector<IoRequest*> batch;
-  for (std::uint32_t v : vertices) {
-    const std::uint32_t page = layout_->Location(v).page;
+  out->clear();
+  std::vector<bool> kept(vertices.size(), false);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    List list{vertices[i], {}};
+    const format::EdgeLocation loc = layout_->Location(vertices[i]);
+    kept[i] = loc.page < reused_at_.size() && reused_at_[loc.page] <= seek.reuse_seq &&
+              seek.seeker->KeptList(vertices[i], loc, &list.ids);
+    out->push_back(std::move(list));
+  }
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    if (kept[i]) continue;
+    const std::uint32_t page = layout_->Location(vertices[i]).page;
     if (page == 0 || std::find(pages.begin(), pages.end(), page) != pages.end()) continue;
     IoRequest& r = requests_[pages.size()];
     r = IoRequest{};
@@ -235,12 +267,15 @@ Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, std::v
     pages.push_back(page);
     batch.push_back(&r);
   }
-  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch).WithContext(layout_->edges.path()));
+  if (!batch.empty()) {
+    STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch).WithContext(layout_->edges.path()));
+  }
   stats->pages_read += static_cast<std::uint32_t>(pages.size());
-  out->clear();
-  for (std::uint32_t v : vertices) {
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    if (kept[i]) continue;
+    const std::uint32_t v = vertices[i];
     const format::EdgeLocation loc = layout_->Location(v);
-    List list{v, {}};
+    List& list = (*out)[i];
     if (loc.page != 0) {
       const std::size_t i = std::find(pages.begin(), pages.end(), loc.page) - pages.begin();
       STRATA_ASSIGN_OR_RETURN(
@@ -252,7 +287,6 @@ Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, std::v
       list.ids.resize(degree);
       for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(edges, k);
     }
-    out->push_back(std::move(list));
   }
   return Status::OK();
 }
@@ -287,11 +321,13 @@ std::uint32_t InPlaceUpdater::AllocatePage(InsertStats* stats) {
       const std::uint32_t page = free_.front().page;
       free_.pop_front();
       ++stats->pages_reused;
+      reused_at_[page] = reuse_seq_.fetch_add(1) + 1;
       return page;
     }
   }
   const auto page = static_cast<std::uint32_t>(next_page_++);
   live_.push_back(0);
+  reused_at_.push_back(0);
   return page;
 }
 
@@ -348,21 +384,21 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
 }
 
 Result<std::uint32_t> InPlaceUpdater::Insert(std::span<const float> vector, InsertStats* stats) {
+  SeekResult seek;
+  STRATA_RETURN_IF_ERROR(Seek(vector, &seek));
+  std::lock_guard<std::mutex> lock(writer_mu_);
   PreparedInsert prepared;
-  STRATA_RETURN_IF_ERROR(Prepare(vector, &prepared));
+  STRATA_RETURN_IF_ERROR(Prepare(&seek, &prepared));
   const std::uint32_t row = Publish(prepared);
   if (stats != nullptr) *stats = prepared.stats;
   return row;
 }
 
-Status InPlaceUpdater::Prepare(std::span<const float> vector, PreparedInsert* out) {
-  *out = PreparedInsert{};
+Status InPlaceUpdater::Seek(std::span<const float> vector, SeekResult* out) {
+  out->stats = InsertStats{};
   InsertStats* stats = &out->stats;
-  const std::uint32_t v = growth().count();
-  if (v >= growth().capacity()) {
-    return Status::OutOfRange("the in-place graph is full (" + std::to_string(v) + " vertices)");
-  }
-  out->vertex = v;
+  STRATA_ASSIGN_OR_RETURN(out->seeker, TakeSeeker());
+  out->reuse_seq = reuse_seq_.load();
   // 1. Position seeking over edge pages.
   Timer timer;
   SearchParams sp;
@@ -371,37 +407,65 @@ Status InPlaceUpdater::Prepare(std::span<const float> vector, PreparedInsert* ou
   sp.beam_width = options_.beam_width;
   std::vector<graph::Neighbor> exact, approximate;
   QueryStats qs;
-  STRATA_RETURN_IF_ERROR(seeker_->Explore(vector, sp, &exact, &approximate, &qs));
+  Status explored = out->seeker->Explore(vector, sp, &exact, &approximate, &qs);
+  if (!explored.ok()) {
+    ReturnSeeker(std::move(out->seeker));
+    return explored;
+  }
   stats->pages_read += qs.pages_read;
-  const std::span<const float> q = seeker_->prepared_query();
+  const std::span<const float> q = out->seeker->prepared_query();
+  out->query.assign(q.begin(), q.end());
   stats->seek_us = timer.ElapsedMicros();
 
-  // 2. The new vertex's list: RobustPrune over the explored set.
+  // 2. The new vertex's list: RobustPrune over the explored set, distances
+  // between candidates from their decoded codes.
   timer.Reset();
   std::vector<graph::Neighbor> pool = exact;
   pool.insert(pool.end(), approximate.begin(), approximate.end());
   const std::size_t dim = index_.dim();
   const std::size_t n = pool.size();
-  rows_.resize((n + 1) * dim);
-  for (std::size_t i = 0; i < n; ++i) Decode(pool[i].id, rows_.data() + i * dim);
-  std::memcpy(rows_.data() + n * dim, q.data(), dim * sizeof(float));
+  std::vector<float> rows((n + 1) * dim);
+  for (std::size_t i = 0; i < n; ++i) Decode(pool[i].id, rows.data() + i * dim);
+  std::memcpy(rows.data() + n * dim, q.data(), dim * sizeof(float));
   STRATA_ASSIGN_OR_RETURN(graph::VectorView view,
-                          graph::VectorView::Create(rows_, dim, index_.metric, index_.kernels));
+                          graph::VectorView::Create(rows, dim, index_.metric, index_.kernels));
   std::vector<graph::Neighbor> local(n);
   for (std::size_t i = 0; i < n; ++i) local[i] = {static_cast<graph::NodeId>(i), pool[i].distance};
   graph::PruneParams params;
   params.max_degree = options_.R;
   params.alpha = options_.alpha;
+  graph::PruneScratch scratch;
   std::vector<graph::NodeId> chosen;
-  graph::RobustPrune(static_cast<graph::NodeId>(n), &local, params, view, &scratch_, &chosen);
-  lists_.assign(1, List{v, {}});
-  for (graph::NodeId c : chosen) lists_[0].ids.push_back(pool[c].id);
+  graph::RobustPrune(static_cast<graph::NodeId>(n), &local, params, view, &scratch, &chosen);
+  out->list.clear();
+  for (graph::NodeId c : chosen) out->list.push_back(pool[c].id);
+  stats->prune_us = timer.ElapsedMicros();
+  return Status::OK();
+}
+
+Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
+  *out = PreparedInsert{};
+  out->stats = seek->stats;
+  InsertStats* stats = &out->stats;
+  struct Return {  // the seeker goes back to the pool, whatever happens
+    InPlaceUpdater* u;
+    SeekResult* seek;
+    ~Return() { u->ReturnSeeker(std::move(seek->seeker)); }
+  } give_back{this, seek};
+  const std::uint32_t v = growth().count();
+  if (v >= growth().capacity()) {
+    return Status::OutOfRange("the in-place graph is full (" + std::to_string(v) + " vertices)");
+  }
+  out->vertex = v;
+  const std::span<const float> q = seek->query;
+  lists_.assign(1, List{v, seek->list});
   // Unpublished: no search reads vertex v's code before Publish.
   STRATA_RETURN_IF_ERROR(index_.pq.Encode(q.data(), 1, growth().mutable_code(v), 1));
 
   // 3. Back-edges, pruned on code distances when a list overflows.
+  Timer timer;
   std::vector<List> neighbours;
-  STRATA_RETURN_IF_ERROR(ReadLists(lists_[0].ids, &neighbours, stats));
+  STRATA_RETURN_IF_ERROR(ReadLists(lists_[0].ids, *seek, &neighbours, stats));
   for (List& list : neighbours) {
     if (std::find(list.ids.begin(), list.ids.end(), v) == list.ids.end()) list.ids.push_back(v);
     if (list.ids.size() > geometry_.capacity) {
@@ -410,7 +474,7 @@ Status InPlaceUpdater::Prepare(std::span<const float> vector, PreparedInsert* ou
     }
     lists_.push_back(std::move(list));
   }
-  stats->prune_us = timer.ElapsedMicros();
+  stats->prune_us += timer.ElapsedMicros();
 
   // 4. Out of place: the vector, then every changed list on fresh pages.
   timer.Reset();

@@ -41,7 +41,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -103,6 +105,17 @@ struct InsertStats {
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
 };
 
+// The read-only half of an insert (InPlaceUpdater::Seek): where the new
+// vector goes and its list, with the seeker whose fetched pages still hold
+// most of its neighbours' lists.
+struct SeekResult {
+  std::vector<float> query;         // in the index's distance space (normalised under cosine)
+  std::vector<std::uint32_t> list;  // the new vertex's out-neighbours (RobustPrune)
+  std::unique_ptr<search::DecoupledSearchContext> seeker;
+  std::uint64_t reuse_seq = 0;      // page reuses counted when the seek began
+  InsertStats stats;
+};
+
 // An insert written to the files but not yet visible (InPlaceUpdater::Prepare).
 struct PreparedInsert {
   std::uint32_t vertex = 0;
@@ -127,18 +140,24 @@ class InPlaceUpdater {
   ~InPlaceUpdater();
 
   // Inserts `vector` (the index's dimension; normalised here under cosine)
-  // and returns its row: Prepare, then Publish. InvalidArgument for a bad
-  // vector; OutOfRange when the capacity is reached.
+  // and returns its row: Seek, then Prepare and Publish under
+  // writer_mutex(). Thread-safe: seeks run in parallel, structural updates
+  // one at a time (inserts made at once do not link to each other, as in a
+  // parallel Vamana build). InvalidArgument for a bad vector; OutOfRange
+  // when the capacity is reached.
   Result<std::uint32_t> Insert(std::span<const float> vector, InsertStats* stats = nullptr);
-  // Seeks the position of `vector`, chooses its list and its neighbours'
-  // new lists, and writes them and the vector out of place (one batch of
-  // asynchronous writes). Searches do not see it until Publish. Until
-  // then no other Prepare may run; after an error nothing was published
-  // and the next Prepare starts afresh.
-  Status Prepare(std::span<const float> vector, PreparedInsert* out);
-  // Switches the indirection table to the prepared lists and publishes the
-  // new vertex; returns its row.
+  // Position seeking over edge pages (step 1) and the new vertex's list
+  // (step 2). Thread-safe, with anything.
+  Status Seek(std::span<const float> vector, SeekResult* out);
+  // With writer_mutex() held: the neighbours' new lists (step 3), written
+  // out of place with the vector (one batch of asynchronous writes, step
+  // 4). Searches do not see it until Publish, which must follow before the
+  // mutex is released; after an error nothing was published.
+  Status Prepare(SeekResult* seek, PreparedInsert* out);
+  // With writer_mutex() held: switches the indirection table to the
+  // prepared lists and publishes the new vertex; returns its row.
   std::uint32_t Publish(PreparedInsert& prepared);
+  std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
   // fdatasync of both files: what Prepare wrote survives power loss.
@@ -164,9 +183,13 @@ class InPlaceUpdater {
                  const InPlaceOptions& options);
   search::DecoupledGrowth& growth() const { return *layout_->growth; }
   void Decode(std::uint32_t vertex, float* out) const;
-  // The current lists of `vertices` (read from their pages, one batch).
-  Status ReadLists(std::span<const std::uint32_t> vertices, std::vector<List>* out,
-                   InsertStats* stats);
+  // The current lists of `vertices`: from `seek`'s fetched pages where no
+  // page was reused since, else read from their pages, one batch.
+  Status ReadLists(std::span<const std::uint32_t> vertices, const SeekResult& seek,
+                   std::vector<List>* out, InsertStats* stats);
+  // A seeker from the pool (made when none is idle), and back.
+  Result<std::unique_ptr<search::DecoupledSearchContext>> TakeSeeker();
+  void ReturnSeeker(std::unique_ptr<search::DecoupledSearchContext> seeker);
   // Cuts `list` back to R by RobustPrune on decoded codes.
   void PruneList(List* list);
   std::uint32_t AllocatePage(InsertStats* stats);
@@ -179,7 +202,14 @@ class InPlaceUpdater {
   search::DecoupledGraphData* layout_;
   InPlaceOptions options_;
   format::EdgePageGeometry geometry_;
-  std::unique_ptr<search::DecoupledSearchContext> seeker_;
+  std::mutex seekers_mu_;
+  std::vector<std::unique_ptr<search::DecoupledSearchContext>> seekers_;  // idle
+  std::mutex writer_mu_;
+  // Page reuses so far, and per page the count when it was last reused: a
+  // seek's copy of a page is current if the page was not reused since the
+  // seek began.
+  std::atomic<std::uint64_t> reuse_seq_{0};
+  std::vector<std::uint64_t> reused_at_;
   DirectFile edge_file_, vector_file_;
   std::unique_ptr<IoQueue> queue_;
   IoFileId edge_id_ = 0, vector_id_ = 0;
