@@ -125,6 +125,9 @@ struct CollectionOptions {
   // rows it was built with, at least 64k more) is reached.
   std::optional<UpdateMode> update_mode;
   double in_place_rebuild_dead_ratio = 0.3;
+  // Applier threads: their position seeking runs at once, the graph's
+  // structural updates one at a time.
+  unsigned in_place_threads = 1;
 
   // Below this many live vectors no SSD index exists and a search is an exact
   // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).

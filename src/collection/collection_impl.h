@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -153,10 +154,14 @@ struct Collection::Impl {
   // Entries of the current pending set before this position are applied to
   // the graph or dead (guarded by write_mu; 0 after a new pending set).
   std::uint32_t pending_applied = 0;
+  // Entries claimed by applier threads and not finished, and the next
+  // position to claim (guarded by write_mu).
+  std::set<std::uint32_t> applying;
+  std::uint32_t pending_claimed = 0;
   std::atomic<std::uint64_t> in_place_inserts{0};
   Status last_apply_error;  // guarded by write_mu
   std::condition_variable applier_cv;  // with bg_mu
-  std::thread applier_thread;
+  std::vector<std::thread> applier_threads;
   // Opens version `number` in `vdir`: an in-place version with `journal`
   // replayed (none: a fresh one), or a static one.
   Result<std::shared_ptr<collection::IndexVersion>> LoadVersion(

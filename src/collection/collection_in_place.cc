@@ -5,13 +5,14 @@
 //
 // A write is acknowledged as in the buffered mode (a RocksDB batch with its
 // record and 'p' key, then the in-RAM pending set); the applier then takes
-// the pending entries in order, one at a time:
-//   1. under write_mu: the entry, and the row it will get, staged (id and
-//      birth sequence; searches do not count the row yet);
-//   2. without locks: InPlaceGraph::Prepare seeks the position over edge
-//      pages and writes the vector and every changed edge list out of
-//      place (in sync mode then fdatasyncs both files);
-//   3. under write_mu: one RocksDB batch journals the moved lists and the
+// the pending entries in order, on in_place_threads threads:
+//   1. under write_mu: the next entry is claimed;
+//   2. InPlaceGraph::Prepare seeks the position over edge pages (on every
+//      applier thread at once), then, under the graph's writer lock,
+//      writes the vector and every changed edge list out of place (in sync
+//      mode then fdatasyncs both files);
+//   3. under write_mu (the writer lock still held): the row is staged (id
+//      and birth sequence), one RocksDB batch journals the moved lists and the
 //      appended vertex and removes the entry's 'p' key (if it is still the
 //      id's current copy); then the graph switches its table, the row is
 //      published, and the pending entry is marked dead from its own birth
@@ -109,6 +110,7 @@ Status Collection::Impl::RotatePending() {
     }
   }
   pending_applied = 0;
+  pending_claimed = 0;
   Publish(std::move(next), 0);
   return Status::OK();
 }
@@ -119,7 +121,6 @@ Status Collection::Impl::ApplyOne(bool* applied) {
   std::uint32_t pos = 0;
   VectorId id = 0;
   std::uint64_t born = 0;
-  std::uint64_t row = 0;
   std::vector<float> vector(stored.dim);
   {
     std::lock_guard<std::mutex> lock(write_mu);
@@ -130,32 +131,59 @@ Status Collection::Impl::ApplyOne(bool* applied) {
     }
     st = state;
     const collection::PendingSet& p = *st->pending;
-    pos = pending_applied;
-    while (pos < p.size() && p.dead_seq(pos) != collection::kNeverDead) ++pos;
-    pending_applied = pos;
-    if (pos >= p.size()) return RotatePending();
+    pos = std::max(pending_applied, pending_claimed);
+    while (pos < p.size() && (p.dead_seq(pos) != collection::kNeverDead || applying.count(pos))) {
+      ++pos;
+    }
+    pending_claimed = pos;
+    if (applying.empty()) pending_applied = pos;
+    if (pos >= p.size()) return applying.empty() ? RotatePending() : Status::OK();
+    pending_claimed = pos + 1;
+    applying.insert(pos);
     id = p.id(pos);
     born = p.insert_seq(pos);
     std::copy_n(p.vector(pos), stored.dim, vector.data());
-    row = st->version->next_row();
-    st->version->StageRow(row, id, born, collection::kNeverDead);
   }
+  // Whatever happens below, the claim ends (an entry not applied is
+  // claimed again from pending_applied).
+  struct Unclaim {
+    Collection::Impl* m;
+    std::uint32_t pos;
+    const CollectionState* st;
+    bool done = false;
+    void End() {
+      if (done) return;
+      done = true;
+      m->applying.erase(pos);
+      if (m->state.get() != st) return;
+      const std::uint32_t first = m->applying.empty() ? m->pending_claimed : *m->applying.begin();
+      if (!applied_here) m->pending_claimed = std::min(m->pending_claimed, pos);
+      m->pending_applied = std::min(first, m->pending_claimed);
+    }
+    bool applied_here = false;
+    ~Unclaim() {
+      if (!done) {
+        std::lock_guard<std::mutex> lock(m->write_mu);
+        End();
+      }
+    }
+  } claim{this, pos, st.get()};
+
   InPlaceGraph& graph = *st->version->graph();
-  PreparedInPlaceInsert prepared;
+  PreparedInPlaceInsert prepared;  // holds the graph's writer lock from here to Commit
   STRATA_RETURN_IF_ERROR(graph.Prepare(vector, &prepared));
-  if (prepared.row != row) {
-    return Status::Corruption("in-place apply: the graph gave row " + std::to_string(prepared.row) +
-                            ", staged " + std::to_string(row));
-  }
   // Power-loss safety: the pages are on the device before the journal
   // that names them can be.
   if (group_commit) STRATA_RETURN_IF_ERROR(graph.Sync());
 
   std::lock_guard<std::mutex> lock(write_mu);
   if (state->version != st->version || state->pending != st->pending) {
+    claim.End();
     return Status::OK();  // a merge switched meanwhile: the write is in its version
   }
   collection::PendingSet& p = *st->pending;
+  const std::uint64_t row = prepared.row;
+  st->version->StageRow(row, id, born, collection::kNeverDead);
   const std::uint64_t dead = p.dead_seq(pos);
   rocksdb::WriteBatch batch;
   collection::JournalInsert(st->version->number(), prepared, id, born, &batch);
@@ -164,21 +192,27 @@ Status Collection::Impl::ApplyOne(bool* applied) {
   if (is_current) batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
   rocksdb::WriteOptions wo = write_options;
   wo.sync = group_commit;
-  STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), "in-place apply: journal"));
+  if (Status w = FromRocks(db->Write(wo, &batch), "in-place apply: journal"); !w.ok()) {
+    claim.End();
+    return w;  // nothing names the written pages; the entry is applied again
+  }
   if (dead != collection::kNeverDead) st->version->StageRow(row, id, born, dead);
   graph.Commit(&prepared);
   st->version->PublishRow(row);
   if (dead != collection::kNeverDead) (void)graph.Delete(static_cast<std::uint32_t>(row));
   if (is_current) pending_pos.erase(current_copy);
   p.MarkDead(pos, born);  // the graph holds it from now on
-  pending_applied = pos + 1;
+  claim.applied_here = true;
+  claim.End();
   in_place_inserts++;
   *applied = true;
   if (st->version->full() && MergeDue()) RequestMerge();
-  return RotatePending();
+  return applying.empty() ? RotatePending() : Status::OK();
 }
 
 void Collection::Impl::ApplierLoop() {
+  // Seeks run on every applier thread at once; the graph takes their
+  // structural updates one at a time.
   PlaceBackgroundThread();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (!stopping) {

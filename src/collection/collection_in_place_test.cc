@@ -29,6 +29,7 @@ CollectionOptions InPlaceOptions(Metric metric = Metric::kL2) {
   o.metric = metric;
   o.index_type = "graph";
   o.update_mode = UpdateMode::kInPlace;
+  o.in_place_threads = 2;  // two seeks at once, structural updates in turn
   o.flat_threshold = 300;
   o.graph.R = 16;
   o.graph.L = 32;

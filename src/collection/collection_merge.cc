@@ -414,6 +414,8 @@ Status Collection::Impl::RunMerge(unsigned threads, bool first_only) {
   if (cur.version) cur.version->MarkObsolete();
   pending_pos = std::move(next_pos);
   pending_applied = 0;
+  pending_claimed = 0;
+  applying.clear();  // claims on the old set end without effect
   version_seq = snap_seq;
   Publish(std::move(state), last_seq);
   // The switch's synced write synced the whole log: every earlier write too.

@@ -335,7 +335,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   }
   if (options.background_merge) p->merge_thread = std::thread([p] { p->MergeLoop(); });
   p->indexer_thread = std::thread([p] { p->IndexerLoop(); });
-  if (p->in_place()) p->applier_thread = std::thread([p] { p->ApplierLoop(); });
+  if (p->in_place()) {
+    for (unsigned t = 0; t < options.in_place_threads; ++t) {
+      p->applier_threads.emplace_back([p] { p->ApplierLoop(); });
+    }
+  }
   std::unique_ptr<Collection> c(new Collection(std::move(impl)));
   // A crash may have interrupted the first build, or left a merge due.
   if (!c->impl_->current().version && c->impl_->live >= options.flat_threshold) {
@@ -409,7 +413,8 @@ Status Collection::Close() {
   m.bg_cv.notify_all();
   m.indexer_cv.notify_all();
   m.applier_cv.notify_all();
-  if (m.applier_thread.joinable()) m.applier_thread.join();
+  for (std::thread& t : m.applier_threads) t.join();
+  m.applier_threads.clear();
   if (m.merge_thread.joinable()) m.merge_thread.join();
   if (m.sync_thread.joinable()) m.sync_thread.join();
   if (m.indexer_thread.joinable()) m.indexer_thread.join();

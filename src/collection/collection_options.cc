@@ -52,6 +52,9 @@ Status CollectionOptions::Validate() const {
           "update_mode in_place stores float32 vectors (element type float32 or bfloat16)");
     }
   }
+  if (in_place_threads == 0 || in_place_threads > 64) {
+    return Status::InvalidArgument("in_place_threads must be in 1..64");
+  }
   if (!(in_place_rebuild_dead_ratio > 0.0 && in_place_rebuild_dead_ratio <= 1.0)) {
     return Status::InvalidArgument("in_place_rebuild_dead_ratio must be in (0, 1]");
   }

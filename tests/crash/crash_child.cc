@@ -124,7 +124,7 @@ int RunChild(const ChildArgs& a) {
   for (const auto& [id, v] : m.live) live.Insert(id);
   for (const auto& [id, v] : m.dead) dead.Insert(id);
 
-  auto opened = Collection::Open(a.dir, MakeOptions(a.durability));
+  auto opened = Collection::Open(a.dir, MakeOptions(a.durability, a.update_mode));
   if (!opened.ok()) {
     WriteLine(fd, "F 0 open: " + opened.status().ToString());
     return 3;

@@ -19,6 +19,7 @@ struct ChildArgs {
   std::uint64_t seed = 1;
   int fd = 1;
   Durability durability = Durability::kAsync;
+  UpdateMode update_mode = UpdateMode::kBuffered;
   double max_seconds = 60;
   // Start with a drain down to this many live ids (the parent asks every
   // 10th round; -1 = no).

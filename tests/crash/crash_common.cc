@@ -50,11 +50,13 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-CollectionOptions MakeOptions(Durability durability) {
+CollectionOptions MakeOptions(Durability durability, UpdateMode update_mode) {
   CollectionOptions o;
   o.dim = kDim;
   o.metric = Metric::kL2;
   o.durability = durability;
+  o.update_mode = update_mode;
+  o.in_place_threads = 2;  // (buffered collections ignore it)
   o.flat_threshold = kFlatThreshold;
   o.merge_pending_count = kMergePendingCount;
   o.merge_threads = 1;

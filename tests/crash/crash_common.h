@@ -67,7 +67,9 @@ float L2(const float* a, const float* b);
 bool SameBits(const std::vector<float>& a, const std::vector<float>& b);
 
 // The collection's options, the same in the child and in the parent's reopen.
-CollectionOptions MakeOptions(Durability durability);
+// With `update_mode` in_place the graph takes writes in place (an
+// applier thread, a journal in RocksDB).
+CollectionOptions MakeOptions(Durability durability, UpdateMode update_mode);
 
 // k = kK at list size kListSize.
 CollectionSearchParams MakeSearchParams();

@@ -7,6 +7,7 @@
 //
 //   parent: collection_crash_harness --dir DIR --kills N [--seed S]
 //                                    [--durability async|sync] [--fresh-every K]
+//                                    [--update-mode buffered|in_place]
 //   child:  collection_crash_harness --child DIR --state FILE --seed S --fd N
 //                                    [--durability async|sync]
 //
@@ -54,14 +55,16 @@ namespace {
 void Usage() {
   std::fprintf(stderr,
                "usage: collection_crash_harness --dir DIR --kills N [--seed S] "
-               "[--durability async|sync] [--fresh-every K] [--min-delay-ms MS] "
+               "[--durability async|sync] [--update-mode buffered|in_place] "
+               "[--fresh-every K] [--min-delay-ms MS] "
                "[--max-delay-ms MS] [--keep]\n"
                "       collection_crash_harness --child DIR --state FILE --seed S [--fd N] "
-               "[--durability async|sync] [--max-seconds S] [--drain LIVE]\n");
+               "[--durability async|sync] [--update-mode buffered|in_place] [--max-seconds S] "
+               "[--drain LIVE]\n");
 }
 
 int Main(int argc, char** argv) {
-  std::string child_dir, dir, state, durability = "async";
+  std::string child_dir, dir, state, durability = "async", update_mode = "buffered";
   ParentArgs pa;
   ChildArgs ca;
   bool child = false;
@@ -94,6 +97,8 @@ int Main(int argc, char** argv) {
         pa.seed = ca.seed = std::stoull(value());
       } else if (arg == "--durability") {
         durability = value();
+      } else if (arg == "--update-mode") {
+        update_mode = value();
       } else if (arg == "--fresh-every") {
         pa.fresh_every = std::stoi(value());
       } else if (arg == "--min-delay-ms") {
@@ -121,6 +126,12 @@ int Main(int argc, char** argv) {
     return 2;
   }
   pa.durability = ca.durability = *d;
+  auto m = ParseUpdateMode(update_mode);
+  if (!m.ok()) {
+    std::fprintf(stderr, "collection_crash_harness: %s\n", m.status().ToString().c_str());
+    return 2;
+  }
+  pa.update_mode = ca.update_mode = *m;
   if (child) {
     if (ca.state.empty()) {
       Usage();

@@ -96,10 +96,11 @@ class Harness {
       return 2;
     }
     std::printf(
-        "collection_crash_harness: dir %s, %d kills, seed %llu, durability %s, dim %u, "
-        "flat_threshold %llu, merge_pending_count %llu, live cap %zu\n",
+        "collection_crash_harness: dir %s, %d kills, seed %llu, durability %s, update mode %s, "
+        "dim %u, flat_threshold %llu, merge_pending_count %llu, live cap %zu\n",
         a_.dir.c_str(), a_.kills, static_cast<unsigned long long>(a_.seed),
-        std::string(DurabilityName(a_.durability)).c_str(), kDim,
+        std::string(DurabilityName(a_.durability)).c_str(),
+        std::string(UpdateModeName(a_.update_mode)).c_str(), kDim,
         static_cast<unsigned long long>(kFlatThreshold),
         static_cast<unsigned long long>(kMergePendingCount), kMaxLive);
     std::fflush(stdout);
@@ -201,7 +202,9 @@ class Harness {
                                      "--fd",
                                      std::to_string(kChildFd),
                                      "--durability",
-                                     std::string(DurabilityName(a_.durability))};
+                                     std::string(DurabilityName(a_.durability)),
+                                     "--update-mode",
+                                     std::string(UpdateModeName(a_.update_mode))};
     // Every 10th round the child starts with a drain (see RunChild), so
     // that even a short run rebuilds versions from few vectors (rounds 20,
     // 40, ...) or none (rounds 10, 30, ...).
@@ -370,7 +373,7 @@ class Harness {
 
     // Reopen and verify.
     const auto t1 = Clock::now();
-    auto opened = Collection::Open(coll_dir(), MakeOptions(a_.durability));
+    auto opened = Collection::Open(coll_dir(), MakeOptions(a_.durability, a_.update_mode));
     const double open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
     std::string in_flight_desc = run.in_flight ? Describe(*run.in_flight) : "none";
     if (!opened.ok()) {
@@ -397,10 +400,11 @@ class Harness {
       std::printf("%s", problems.ToString().c_str());
       std::printf(
           "    reproduce: collection_crash_harness --dir DIR --kills %d --seed %llu "
-          "--durability %s --fresh-every %d (round %d, child seed %llu; kill timing "
-          "varies)\n",
+          "--durability %s --update-mode %s --fresh-every %d (round %d, child seed %llu; kill "
+          "timing varies)\n",
           a_.kills, static_cast<unsigned long long>(a_.seed),
-          std::string(DurabilityName(a_.durability)).c_str(), a_.fresh_every, round,
+          std::string(DurabilityName(a_.durability)).c_str(),
+          std::string(UpdateModeName(a_.update_mode)).c_str(), a_.fresh_every, round,
           static_cast<unsigned long long>(child_seed));
       result.ok = false;
       // Bring the collection back to the model so that later rounds test
@@ -446,7 +450,7 @@ class Harness {
     const CollectionSearchParams params = MakeSearchParams();
     auto recall_of = [&](const std::string& dir, bool load, double* recall,
                          std::uint64_t* version) -> Status {
-      STRATA_ASSIGN_OR_RETURN(auto c, Collection::Open(dir, MakeOptions(a_.durability)));
+      STRATA_ASSIGN_OR_RETURN(auto c, Collection::Open(dir, MakeOptions(a_.durability, a_.update_mode)));
       if (load) {
         std::vector<VectorId> ids;
         std::vector<float> vecs;

@@ -17,6 +17,7 @@ struct ParentArgs {
   int kills = 20;
   std::uint64_t seed = 1;
   Durability durability = Durability::kAsync;
+  UpdateMode update_mode = UpdateMode::kBuffered;
   int fresh_every = 0;
   double min_delay_ms = 5;
   double max_delay_ms = 1500;
