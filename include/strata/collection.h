@@ -119,8 +119,10 @@ struct CollectionOptions {
   // applier thread inserts each write into it out of place, journalling
   // the moved edge lists in RocksDB in the batch that retires the write's
   // pending entry; a write is searchable from the pending list until then.
-  // A delete tombstones the vertex (still walked through, never returned,
-  // never linked to again). A merge rebuilds the index only when
+  // A delete tombstones the vertex at once (still walked through, never
+  // returned, never linked to again), and the applier then re-links its
+  // in-neighbours to its out-neighbours (IP-DiskANN). A merge rebuilds the
+  // index only when
   // in_place_rebuild_dead_ratio of it is dead or its capacity (twice the
   // rows it was built with, at least 64k more) is reached.
   std::optional<UpdateMode> update_mode;
@@ -267,6 +269,7 @@ struct CollectionStats {
   // update_mode in_place: writes applied to the graph since open, and the
   // rows the current version may still take before a rebuild.
   std::uint64_t in_place_inserts = 0;
+  std::uint64_t in_place_repairs = 0;  // deleted rows whose in-neighbours were re-linked
   std::uint64_t in_place_capacity_left = 0;
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write

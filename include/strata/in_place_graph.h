@@ -113,6 +113,15 @@ class InPlaceGraph {
   // the same thread, before that thread prepares another.
   Status Prepare(std::span<const float> vector, PreparedInPlaceInsert* out);
   void Commit(PreparedInPlaceInsert* prepared);
+  // A deleted row's repair (Xu et al., "In-Place Updates of a Graph Index
+  // for Streaming Approximate Nearest Neighbor Search", IP-DiskANN): the
+  // vertices near it whose lists point to it drop that edge and take up to
+  // 3 of its out-neighbours instead, so the graph stays navigable as rows
+  // are deleted. Two steps as Prepare/Commit (out->vertex is kNoVertex;
+  // out->moves may be empty: nothing to write). NotFound for a row that is
+  // not deleted.
+  static constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
+  Status PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out);
   // fdatasync of the layout's files (before a journal write that must
   // survive power loss).
   Status Sync();

@@ -171,6 +171,10 @@ struct Collection::Impl {
   // insert out of place, journals it with the removal of its 'p' key in one
   // batch, then publishes it. `applied` says whether one was.
   Status ApplyOne(bool* applied);
+  // Re-links the in-neighbours of the next deleted row (IP-DiskANN's repair),
+  // journalled as an insert's moves are. `repaired` says whether one was.
+  Status RepairOne(bool* repaired);
+  std::atomic<std::uint64_t> in_place_repairs{0};
   void ApplierLoop();
   void WakeApplier();
   // With write_mu held: a new pending set without the applied entries, when

@@ -23,6 +23,7 @@
 // open) and the 'p' key, so the write is applied again. A write replaced or
 // deleted while it was being applied is published dead at that sequence.
 #include <memory>
+#include <optional>
 
 #include "collection/collection_impl.h"
 #include "collection/store_keys.h"
@@ -210,6 +211,40 @@ Status Collection::Impl::ApplyOne(bool* applied) {
   return applying.empty() ? RotatePending() : Status::OK();
 }
 
+Status Collection::Impl::RepairOne(bool* repaired) {
+  *repaired = false;
+  std::shared_ptr<const CollectionState> st;
+  std::optional<std::uint64_t> row;
+  {
+    std::lock_guard<std::mutex> lock(write_mu);
+    if (merging || !state || !state->version || !state->version->in_place()) return Status::OK();
+    st = state;
+    row = st->version->TakeRepair();
+    if (!row) return Status::OK();
+  }
+  InPlaceGraph& graph = *st->version->graph();
+  PreparedInPlaceInsert prepared;  // holds the graph's writer lock until Commit
+  Status s = graph.PrepareRepair(*row, &prepared);
+  if (s.code() == StatusCode::kNotFound) return Status::OK();  // not in the graph (yet)
+  STRATA_RETURN_IF_ERROR(s);
+  *repaired = true;
+  if (prepared.moves.empty()) {
+    graph.Commit(&prepared);
+    return Status::OK();
+  }
+  if (group_commit) STRATA_RETURN_IF_ERROR(graph.Sync());
+  std::lock_guard<std::mutex> lock(write_mu);
+  if (state->version != st->version) return Status::OK();  // rebuilt meanwhile
+  rocksdb::WriteBatch batch;
+  collection::JournalMoves(st->version->number(), prepared.moves, &batch);
+  rocksdb::WriteOptions wo = write_options;
+  wo.sync = group_commit;
+  STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), "in-place repair: journal"));
+  graph.Commit(&prepared);
+  in_place_repairs++;
+  return Status::OK();
+}
+
 void Collection::Impl::ApplierLoop() {
   // Seeks run on every applier thread at once; the graph takes their
   // structural updates one at a time.
@@ -219,9 +254,14 @@ void Collection::Impl::ApplierLoop() {
     applier_cv.wait_for(lock, std::chrono::milliseconds(20));
     if (stopping) break;
     lock.unlock();
+    // Writes first; every fourth step (or when none is pending) a deleted
+    // row's repair, so repairs neither starve nor hold writes back.
+    std::uint64_t steps = 0;
     while (true) {
-      bool applied = false;
+      bool applied = false, repaired = false;
       Status st = ApplyOne(&applied);
+      if (st.ok() && (!applied || ++steps % 4 == 0)) st = RepairOne(&repaired);
+      applied = applied || repaired;
       if (!st.ok()) {
         {
           std::lock_guard<std::mutex> wl(write_mu);

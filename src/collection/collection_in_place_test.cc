@@ -148,6 +148,10 @@ TEST(CollectionInPlace, WritesAreAppliedToTheGraphAndSurviveReopen) {
     EXPECT_LE(s.in_place_inserts, 1700u + again.size());
     EXPECT_EQ(s.live, model.live.size());
     EXPECT_EQ((*c)->Count(), model.live.size());
+    for (int i = 0; i < 500 && (*c)->Stats().in_place_repairs == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_GT((*c)->Stats().in_place_repairs, 0u);  // deleted and replaced rows re-linked
     EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
     ASSERT_TRUE((*c)->Close().ok());
   }
@@ -350,6 +354,55 @@ TEST(CollectionInPlace, SearchesBesideUpsertsAndDeletes) {
   }
   EXPECT_EQ((*c)->Count(), model.live.size());
   EXPECT_GE(Recall(**c, model, rng, 60), 0.95);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// Deletes below the rebuild's threshold leave many dead vertices in the
+// graph; they route the walk but the live ones are still found.
+TEST(CollectionInPlace, ManyDeadRowsStayRoutable) {
+  testutil::ScratchDir dir;
+  CollectionOptions o;
+  o.dim = kDim;
+  o.update_mode = UpdateMode::kInPlace;
+  o.flat_threshold = 256;
+  o.merge_pending_count = 300;
+  o.graph.R = 32;
+  o.graph.L = 64;
+  o.graph.opq_iterations = 0;
+  auto c = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(21);
+  Model model;
+  std::vector<VectorId> ids;
+  for (VectorId i = 0; i < 660; ++i) ids.push_back(i);
+  ASSERT_TRUE(Upsert(**c, model, rng, std::vector<VectorId>(ids.begin(), ids.begin() + 256)).ok());
+  ASSERT_TRUE(Upsert(**c, model, rng, std::vector<VectorId>(ids.begin() + 256, ids.end())).ok());
+  WaitApplied(**c);
+  std::vector<VectorId> gone;
+  for (VectorId i = 0; i < 660; i += 2) gone.push_back(i);
+  for (VectorId i = 1; i < 660 && gone.size() < 295; i += 6) gone.push_back(i);
+  ASSERT_TRUE((*c)->Delete(gone).ok());
+  for (VectorId id : gone) model.live.erase(id);
+  EXPECT_EQ((*c)->Stats().index_version, 1u);
+  EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
+  // A rebuild of what is left, then more in place.
+  ASSERT_TRUE((*c)->Merge().ok());
+  EXPECT_EQ((*c)->Stats().index_version, 2u);
+  EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
+  std::vector<VectorId> more;
+  for (VectorId i = 1000; i < 1400; ++i) more.push_back(i);
+  ASSERT_TRUE(Upsert(**c, model, rng, more).ok());
+  WaitApplied(**c);
+  EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
+  ASSERT_TRUE((*c)->Close().ok());
+  auto again = Collection::Open(dir.File("c"), CollectionOptions{});
+  ASSERT_TRUE(again.ok());
+  EXPECT_GE(Recall(**again, model, rng, 60), 0.9);
 }
 
 }  // namespace

@@ -454,6 +454,7 @@ CollectionStats Collection::Stats() const {
   s.graph_label_field = m.stored.graph_label_field;
   s.update_mode = m.stored.update_mode;
   s.in_place_inserts = m.in_place_inserts.load();
+  s.in_place_repairs = m.in_place_repairs.load();
   if (s.index_type == "graph") {
     s.graph_R = m.stored.graph.R;
     s.graph_L = m.stored.graph.L;

@@ -102,9 +102,12 @@ bool Collection::Impl::MergeDue() const {
     // The applier drains the pending list; a merge rebuilds the whole
     // index, when the graph is full or too much of it is dead.
     if (s.version->full()) return true;
+    // (Not merge_pending_count's floor: dead vertices are never repaired in
+    // place, and a small graph half dead lost a tenth of its recall.)
+    constexpr std::uint64_t kMinDead = 64;
     const auto dead_limit = static_cast<std::uint64_t>(options.in_place_rebuild_dead_ratio *
                                                        static_cast<double>(s.version->size()));
-    return s.version->dead_count() >= std::max(options.merge_pending_count, dead_limit);
+    return s.version->dead_count() >= std::max(kMinDead, dead_limit);
   }
   if (budget_waiters > 0 && !pending_pos.empty()) return true;  // writers wait for the memory budget
   const std::uint64_t pending = pending_pos.size();
@@ -260,6 +263,7 @@ Status Collection::Upsert(std::span<const VectorId> ids, std::span<const float> 
       } else if (cur.version) {
         if (auto slot = cur.version->SlotOf(id); slot && cur.version->LiveAt(*slot, seq - 1)) {
           cur.version->MarkDead(*slot, seq);
+          cur.version->EnqueueRepair(*slot);
           m.tombstones[id] = seq;
         }
       }
@@ -324,6 +328,7 @@ Result<std::uint64_t> Collection::Delete(std::span<const VectorId> ids) {
       m.pending_pos.erase(it);
     } else if (auto slot = cur.version->SlotOf(id)) {
       cur.version->MarkDead(*slot, seq);
+      cur.version->EnqueueRepair(*slot);
     }
     m.tombstones[id] = seq;
     m.payload_index->Erase(id);

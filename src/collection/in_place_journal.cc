@@ -40,16 +40,21 @@ std::string VersionPrefix(char prefix, std::uint64_t version) {
 
 }  // namespace
 
-void JournalInsert(std::uint64_t version, const PreparedInPlaceInsert& insert, VectorId id,
-                   std::uint64_t born, rocksdb::WriteBatch* batch) {
+void JournalMoves(std::uint64_t version, std::span<const InPlaceListMove> moves,
+                  rocksdb::WriteBatch* batch) {
   std::string value;
-  for (const InPlaceListMove& m : insert.moves) {
+  for (const InPlaceListMove& m : moves) {
     value.clear();
     PutLe(&value, m.page, 4);
     PutLe(&value, m.slot, 2);
     batch->Put(JournalKey(kJournalMovePrefix, version, m.vertex), value);
   }
-  value.clear();
+}
+
+void JournalInsert(std::uint64_t version, const PreparedInPlaceInsert& insert, VectorId id,
+                   std::uint64_t born, rocksdb::WriteBatch* batch) {
+  JournalMoves(version, insert.moves, batch);
+  std::string value;
   PutLe(&value, id, 8);
   PutLe(&value, born, 8);
   value.append(reinterpret_cast<const char*>(insert.code.data()), insert.code.size());

@@ -22,6 +22,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,7 +33,10 @@
 
 namespace strata::collection {
 
-// Adds one insert's entries to `batch`.
+// Adds the moved lists of an insert or a delete's repair to `batch`.
+void JournalMoves(std::uint64_t version, std::span<const InPlaceListMove> moves,
+                  rocksdb::WriteBatch* batch);
+// Adds one insert's entries to `batch` (its moves and its appended vertex).
 void JournalInsert(std::uint64_t version, const PreparedInPlaceInsert& insert, VectorId id,
                    std::uint64_t born, rocksdb::WriteBatch* batch);
 

@@ -19,6 +19,7 @@ constexpr std::size_t kSlotsHeader = 24;
 // Searchers are created with at least these widths so the pool can serve
 // the usual parameter range with one kind of searcher.
 constexpr std::uint32_t kPoolWidth = 64;
+constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
 
 void PutU64(std::byte* out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
@@ -188,17 +189,38 @@ void IndexVersion::StageRow(std::uint64_t row, VectorId id, std::uint64_t born,
   if (dead != kNeverDead) MarkDead(static_cast<std::uint32_t>(row), dead);
 }
 
+void IndexVersion::EnqueueRepair(std::uint64_t row) {
+  if (!graph_) return;
+  std::lock_guard<std::mutex> lock(repairs_mu_);
+  repairs_.push_back(row);
+}
+
+std::optional<std::uint64_t> IndexVersion::TakeRepair() {
+  std::lock_guard<std::mutex> lock(repairs_mu_);
+  if (repairs_.empty()) return std::nullopt;
+  const std::uint64_t row = repairs_.front();
+  repairs_.pop_front();
+  return row;
+}
+
 void IndexVersion::PublishRow(std::uint64_t row) {
   const VectorId id = slot_ids_[row];
-  std::optional<std::uint32_t> older = SlotOf(id);
-  {
+  // The id's newest copy is the one born last, not the last row: applier
+  // threads may publish a write after the one that replaced it (which
+  // killed it: it is published dead).
+  const std::optional<std::uint32_t> other = SlotOf(id);
+  const bool newest = !other || born(*other) <= born(row);
+  if (newest) {
     std::unique_lock<std::shared_mutex> lock(appended_mu_);
     appended_by_id_[id] = static_cast<std::uint32_t>(row);
   }
   size_.store(row + 1, std::memory_order_release);
-  // The id's older row is superseded (replaced, or deleted and written
-  // again): never returned again, whatever the snapshot's tombstones say.
-  if (older && LiveAt(*older, kNeverDead - 1)) MarkDead(*older, 0);
+  // The older copy is superseded (replaced, or deleted and written again):
+  // never returned again, whatever the snapshot's tombstones say.
+  const std::uint64_t older = newest ? (other ? *other : kNoSlot) : row;
+  if (older != kNoSlot && LiveAt(older, kNeverDead - 1)) {
+    MarkDead(static_cast<std::uint32_t>(older), 0);
+  }
 }
 
 Status IndexVersion::BuildIdTable() {

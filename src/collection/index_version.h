@@ -23,6 +23,7 @@
 #define STRATA_COLLECTION_INDEX_VERSION_H_
 
 #include <atomic>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -95,6 +96,11 @@ class IndexVersion {
   void StageRow(std::uint64_t row, VectorId id, std::uint64_t born, std::uint64_t dead);
   // After it published `row`: counted in size(), found by SlotOf.
   void PublishRow(std::uint64_t row);
+  // Rows deleted since open whose in-neighbours are still to be re-linked
+  // (InPlaceGraph::PrepareRepair); not durable: a row left unrepaired by a
+  // crash only costs some navigability until the next rebuild.
+  void EnqueueRepair(std::uint64_t row);
+  std::optional<std::uint64_t> TakeRepair();
   // The slot holding user id `id`, if this version has one.
   std::optional<std::uint32_t> SlotOf(VectorId id) const;
   // Appends the slots of those of `ids` the version holds, in an unspecified
@@ -147,6 +153,8 @@ class IndexVersion {
   // In-place versions: id -> newest appended row.
   mutable std::shared_mutex appended_mu_;
   std::unordered_map<VectorId, std::uint32_t> appended_by_id_;
+  std::mutex repairs_mu_;
+  std::deque<std::uint64_t> repairs_;
   Status BuildIdTable();  // by_id_ from slot_ids_; Corruption for a repeated id
   // slot_ids_ strictly increasing: SlotOf searches it, by_id_ stays empty.
   bool ids_sorted_ = false;

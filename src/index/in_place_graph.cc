@@ -85,13 +85,31 @@ Status InPlaceGraph::Prepare(std::span<const float> vector, PreparedInPlaceInser
   return Status::OK();
 }
 
+Status InPlaceGraph::PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out) {
+  update::SeekResult seek;
+  STRATA_RETURN_IF_ERROR(state_->updater->SeekRepair(row, &seek));
+  std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
+  update::PreparedInsert p;
+  STRATA_RETURN_IF_ERROR(state_->updater->PrepareRepair(&seek, &p));
+  out->writer_lock = std::move(lock);
+  out->vertex = kNoVertex;
+  out->row = row;
+  out->moves.clear();
+  for (const update::ListMove& m : p.moves) {
+    out->moves.push_back({m.vertex, m.location.page, m.location.slot});
+  }
+  out->code.clear();
+  out->report = ToReport(p.stats);
+  return Status::OK();
+}
+
 void InPlaceGraph::Commit(PreparedInPlaceInsert* prepared) {
   update::PreparedInsert p;
   p.vertex = prepared->vertex;
   for (const InPlaceListMove& m : prepared->moves) {
     p.moves.push_back({m.vertex, format::EdgeLocation{m.page, m.slot, 0}});
   }
-  state_->updater->Publish(p);
+  if (p.vertex != kNoVertex || !p.moves.empty()) state_->updater->Publish(p);
   prepared->report.publish_us = p.stats.publish_us;
   if (prepared->writer_lock.owns_lock()) prepared->writer_lock.unlock();
 }

@@ -229,3 +229,124 @@ TEST(InPlaceConcurrency, SearchesBesideInsertsAndDeletes) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// Inserts on two threads at once (seeks in parallel, structural updates in
+// turn) beside a search thread: every insert gets its own row, no search
+// fails (a list read through a stale or clobbered place is Corruption), and
+// recall of the whole set holds at the end.
+TEST(InPlaceConcurrency, TwoInsertThreadsKeepEveryListInPlace) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, true, &f);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::atomic<std::uint64_t> next{kBuilt}, failures{0};
+  std::vector<std::atomic<std::uint32_t>> base_of(kRows);
+  for (std::uint64_t r = 0; r < kRows; ++r) base_of[r].store(static_cast<std::uint32_t>(r));
+  std::atomic<bool> stop{false};
+  auto inserter = [&] {
+    for (std::uint64_t r = next++; r < kRows; r = next++) {
+      auto row = (*g)->Insert(f.base.row<float>(r));
+      if (!row.ok() || *row >= kRows) {
+        ++failures;
+        continue;
+      }
+      base_of[*row].store(static_cast<std::uint32_t>(r));
+    }
+  };
+  std::thread searcher([&] {
+    SearchParams p;
+    p.k = 10;
+    p.list_size = 100;
+    auto s = (*g)->index().NewSearcher(p);
+    std::vector<VectorId> ids(10);
+    std::vector<float> dist(10);
+    for (std::uint64_t i = 0; !stop.load(); ++i) {
+      if (!s.ok() || !(*s)->Search(f.queries.row<float>(i % kQueries), p, ids, dist, nullptr).ok()) {
+        ++failures;
+      }
+    }
+  });
+  std::thread a(inserter), b(inserter);
+  a.join();
+  b.join();
+  stop.store(true);
+  searcher.join();
+  EXPECT_EQ(failures.load(), 0u);
+  EXPECT_EQ((*g)->num_rows(), kRows);
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 200;  // wide: walks most lists, each checked against its page
+  auto r = SearchBatch((*g)->index(), f.queries, p, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (VectorId& id : r->results.ids) {
+    if (id != kInvalidVectorId) id = base_of[id].load();
+  }
+  const std::vector<bool> none(kRows, false);
+  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, kRows, none), 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.95);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// Deletes repaired as they come (IP-DiskANN: in-neighbours re-linked to
+// the deleted vertex's out-neighbours) keep a graph that has lost most of
+// its rows navigable: new rows are found again and the live set's recall
+// holds.
+TEST(InPlaceDelete, RepairsKeepAMostlyDeletedGraphNavigable) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, true, &f);
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows});
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<bool> deleted(kRows, false);
+  std::uint64_t relinked = 0;
+  for (std::uint32_t r = 0; r < kBuilt; ++r) {
+    if (r % 5 == 0) continue;  // 80 % deleted, each repaired
+    ASSERT_TRUE((*g)->Delete(r).ok());
+    deleted[r] = true;
+    PreparedInPlaceInsert repair;
+    ASSERT_TRUE((*g)->PrepareRepair(r, &repair).ok());
+    EXPECT_EQ(repair.vertex, InPlaceGraph::kNoVertex);
+    relinked += repair.moves.size();
+    (*g)->Commit(&repair);
+  }
+  EXPECT_GT(relinked, kBuilt);  // most deleted vertices had in-neighbours to fix
+  PreparedInPlaceInsert none;
+  EXPECT_EQ((*g)->PrepareRepair(0, &none).code(), StatusCode::kNotFound);  // live row
+  SearchParams p;
+  p.k = 1;
+  p.list_size = 64;
+  auto s = (*g)->index().NewSearcher(p);
+  ASSERT_TRUE(s.ok());
+  int found = 0;
+  const std::uint64_t end = kBuilt + 300;
+  for (std::uint64_t r = kBuilt; r < end; ++r) {
+    auto row = (*g)->Insert(f.base.row<float>(r));
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    VectorId id = 0;
+    float dist = 0;
+    ASSERT_TRUE((*s)->Search(f.base.row<float>(r), p, {&id, 1}, {&dist, 1}, nullptr).ok());
+    found += id == *row;
+  }
+  EXPECT_GE(found, 295);
+  SearchParams q;
+  q.k = 10;
+  q.list_size = 64;
+  auto res = SearchBatch((*g)->index(), f.queries, q, 2);
+  ASSERT_TRUE(res.ok());
+  auto recall = ComputeRecall(res->results, LiveGroundTruth(f, Metric::kL2, end, deleted), 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.9);
+}
+
+}  // namespace
+}  // namespace strata

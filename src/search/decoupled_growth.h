@@ -82,7 +82,13 @@ class DecoupledGrowth {
   }
 
   bool deleted(std::uint32_t v) const { return deleted_[v].load(std::memory_order_acquire) != 0; }
-  void MarkDeleted(std::uint32_t v) { deleted_[v].store(1, std::memory_order_release); }
+  void MarkDeleted(std::uint32_t v) {
+    if (deleted_[v].exchange(1, std::memory_order_acq_rel) == 0) {
+      deleted_count_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  // Vertices marked deleted so far.
+  std::uint32_t deleted_count() const { return deleted_count_.load(std::memory_order_relaxed); }
   // Whether searches leave deleted vertices out of their results (the
   // default). A caller that decides what is live itself, through the
   // search's IdFilter (the collection, whose snapshots see a delete only
@@ -103,6 +109,7 @@ class DecoupledGrowth {
   std::atomic<std::uint32_t> count_;
   std::unique_ptr<std::uint8_t[]> codes_;
   std::unique_ptr<std::atomic<std::uint8_t>[]> deleted_;
+  std::atomic<std::uint32_t> deleted_count_{0};
   bool hide_deleted_ = true;  // set before searches exist
   ReaderEpochs epochs_;
 };

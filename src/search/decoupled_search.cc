@@ -13,6 +13,16 @@
 namespace strata::search {
 namespace {
 
+// Stands for "a filter" when a search is widened by its live share alone.
+class AcceptAll final : public IdFilter {
+ public:
+  bool Accept(std::uint64_t) const override { return true; }
+};
+const AcceptAll kAcceptAll;
+
+}  // namespace
+namespace {
+
 constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
 // Re-rank buffers: two groups of the largest size in flight.
 constexpr std::uint32_t kRerankBuffers = 2 * SearchParams::kMaxRerankGroup;
@@ -497,6 +507,19 @@ Status DecoupledSearchContext::Search(std::span<const float> query, const Search
   const Timer timer;
   SearchParams params = given;
   params.list_size = given.EffectiveListSize();
+  if (layout_.growth && layout_.growth->search_hides_deleted()) {
+    // Deleted vertices fill the list but are never returned: widened by the
+    // live share as for a filter few pass (an owner deciding liveness by
+    // its filter sets filter_fraction itself).
+    const double count = layout_.growth->count();
+    const double live = count - layout_.growth->deleted_count();
+    if (live < count && live > 0) {
+      SearchParams widened = given;
+      widened.filter_fraction = static_cast<float>(std::max(1e-3, live / count));
+      if (widened.filter == nullptr) widened.filter = &kAcceptAll;
+      params.list_size = std::max(params.list_size, widened.EffectiveListSize());
+    }
+  }
   QueryStats unused;
   if (stats == nullptr) stats = &unused;
   STRATA_RETURN_IF_ERROR(Begin(query, params, std::min(ids.size(), distances.size()), stats));

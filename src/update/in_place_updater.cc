@@ -332,7 +332,8 @@ std::uint32_t InPlaceUpdater::AllocatePage(InsertStats* stats) {
 }
 
 Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
-                                std::vector<format::EdgeLocation>* placed, InsertStats* stats) {
+                                std::vector<format::EdgeLocation>* placed, InsertStats* stats,
+                                bool with_vector) {
   ++epoch_;
   const std::uint32_t spp = geometry_.slots_per_page;
   const std::size_t pages = (lists.size() + spp - 1) / spp;
@@ -361,17 +362,19 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     r.buffer = buffer;
     batch.push_back(&r);
   }
-  // The new vector's sector (lists[0] is the new vertex).
-  std::byte* vbuf = buffers_.buffer(pages);
-  std::memcpy(vbuf, tail_.data(), format::kSector);
-  IoRequest& r = requests_[pages];
-  r = IoRequest{};
-  r.op = IoOp::kWrite;
-  r.file = vector_id_;
-  r.offset = tail_sector_ * format::kSector;
-  r.length = static_cast<std::uint32_t>(format::kSector);
-  r.buffer = vbuf;
-  batch.push_back(&r);
+  if (with_vector) {
+    // The new vector's sector (lists[0] is the new vertex).
+    std::byte* vbuf = buffers_.buffer(pages);
+    std::memcpy(vbuf, tail_.data(), format::kSector);
+    IoRequest& r = requests_[pages];
+    r = IoRequest{};
+    r.op = IoOp::kWrite;
+    r.file = vector_id_;
+    r.offset = tail_sector_ * format::kSector;
+    r.length = static_cast<std::uint32_t>(format::kSector);
+    r.buffer = vbuf;
+    batch.push_back(&r);
+  }
   if (Status st = queue_->RunToCompletion(batch); !st.ok()) {
     // Nothing names these pages: free at once.
     for (std::size_t p = 0; p < pages; ++p) free_.push_front({(*placed)[p * spp].page, 0});
@@ -399,20 +402,36 @@ Status InPlaceUpdater::Seek(std::span<const float> vector, SeekResult* out) {
   InsertStats* stats = &out->stats;
   STRATA_ASSIGN_OR_RETURN(out->seeker, TakeSeeker());
   out->reuse_seq = reuse_seq_.load();
-  // 1. Position seeking over edge pages.
+  // 1. Position seeking over edge pages. Deleted vertices route the walk
+  // but are never chosen, so the list is widened by the share of the graph
+  // that is live, and widened again while the walk found fewer live
+  // candidates than a list needs (a region whose vertices are all deleted
+  // would otherwise leave the new vertex without neighbours: FreshDiskANN
+  // and IP-DiskANN keep deleted vertices out of the candidates the same way).
   Timer timer;
+  const std::uint32_t count = growth().count();
+  const std::uint32_t live = count - std::min(count, growth().deleted_count());
+  const std::uint32_t base_list = std::max(options_.L, options_.exact_neighbours);
+  const std::uint32_t cap = std::min<std::uint32_t>(SearchParams::kMaxListSize, 8 * base_list);
   SearchParams sp;
   sp.k = options_.exact_neighbours;
-  sp.list_size = std::max(options_.L, options_.exact_neighbours);
+  sp.list_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      cap, std::max<std::uint64_t>(base_list, static_cast<std::uint64_t>(base_list) * count /
+                                                  std::max<std::uint32_t>(1, live))));
   sp.beam_width = options_.beam_width;
   std::vector<graph::Neighbor> exact, approximate;
-  QueryStats qs;
-  Status explored = out->seeker->Explore(vector, sp, &exact, &approximate, &qs);
-  if (!explored.ok()) {
-    ReturnSeeker(std::move(out->seeker));
-    return explored;
+  const std::uint32_t enough = std::min(live, std::max<std::uint32_t>(1, options_.R / 2));
+  while (true) {
+    QueryStats qs;
+    Status explored = out->seeker->Explore(vector, sp, &exact, &approximate, &qs);
+    if (!explored.ok()) {
+      ReturnSeeker(std::move(out->seeker));
+      return explored;
+    }
+    stats->pages_read += qs.pages_read;
+    if (exact.size() + approximate.size() >= enough || sp.list_size >= cap) break;
+    sp.list_size = std::min(cap, sp.list_size * 4);
   }
-  stats->pages_read += qs.pages_read;
   const std::span<const float> q = out->seeker->prepared_query();
   out->query.assign(q.begin(), q.end());
   stats->seek_us = timer.ElapsedMicros();
@@ -500,11 +519,14 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
   Timer timer;
   const std::uint32_t v = prepared.vertex;
   const std::vector<ListMove>& moves = prepared.moves;
-  layout_->SetLocation(v, moves[0].location);
-  growth().Publish(v + 1);
+  const bool insert = v != format::kNoVertex;
+  if (insert) {
+    layout_->SetLocation(v, moves[0].location);
+    growth().Publish(v + 1);
+  }
   std::vector<std::uint32_t> emptied;
   for (std::size_t i = 0; i < moves.size(); ++i) {
-    if (i > 0) {
+    if (i > 0 || !insert) {
       const format::EdgeLocation old = layout_->Location(moves[i].vertex);
       layout_->SetLocation(moves[i].vertex, moves[i].location);
       if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
@@ -516,7 +538,97 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
     for (std::uint32_t page : emptied) free_.push_back({page, epoch});
   }
   prepared.stats.publish_us = timer.ElapsedMicros();
-  return growth().base_rows() + (v - growth().base());
+  return insert ? growth().base_rows() + (v - growth().base()) : 0;
+}
+
+Status InPlaceUpdater::SeekRepair(std::uint64_t row, SeekResult* out) {
+  out->stats = InsertStats{};
+  const std::optional<std::uint32_t> v = VertexOfRow(row);
+  if (!v || !growth().deleted(*v)) {
+    return Status::NotFound("row " + std::to_string(row) + " is not a deleted row of the graph");
+  }
+  out->repair = *v;
+  // Its in-neighbours are near it: a search for its (decoded) code meets
+  // them (IP-DiskANN approximates them the same way).
+  std::vector<float> query(index_.dim());
+  Decode(*v, query.data());
+  STRATA_ASSIGN_OR_RETURN(out->seeker, TakeSeeker());
+  out->reuse_seq = reuse_seq_.load();
+  Timer timer;
+  SearchParams sp;
+  sp.k = 1;
+  sp.list_size = options_.L;
+  sp.beam_width = options_.beam_width;
+  std::vector<graph::Neighbor> exact, approximate;
+  QueryStats qs;
+  Status explored = out->seeker->Explore(query, sp, &exact, &approximate, &qs);
+  if (!explored.ok()) {
+    ReturnSeeker(std::move(out->seeker));
+    return explored;
+  }
+  out->stats.pages_read += qs.pages_read;
+  out->list.clear();
+  for (const auto* set : {&exact, &approximate}) {
+    for (const graph::Neighbor& n : *set) out->list.push_back(n.id);
+  }
+  out->stats.seek_us = timer.ElapsedMicros();
+  return Status::OK();
+}
+
+Status InPlaceUpdater::PrepareRepair(SeekResult* seek, PreparedInsert* out) {
+  *out = PreparedInsert{};
+  out->vertex = format::kNoVertex;
+  out->stats = seek->stats;
+  struct Return {
+    InPlaceUpdater* u;
+    SeekResult* seek;
+    ~Return() { u->ReturnSeeker(std::move(seek->seeker)); }
+  } give_back{this, seek};
+  const std::uint32_t d = seek->repair;
+  Timer timer;
+  std::vector<std::uint32_t> vertices = {d};
+  vertices.insert(vertices.end(), seek->list.begin(), seek->list.end());
+  std::vector<List> lists;
+  STRATA_RETURN_IF_ERROR(ReadLists(vertices, *seek, &lists, &out->stats));
+  const std::vector<std::uint32_t>& replacements = lists[0].ids;
+  const std::size_t dim = index_.dim();
+  std::vector<float> a(dim), b(dim);
+  lists_.clear();
+  for (std::size_t i = 1; i < lists.size(); ++i) {
+    List& list = lists[i];
+    auto at = std::find(list.ids.begin(), list.ids.end(), d);
+    if (at == list.ids.end()) continue;
+    list.ids.erase(at);
+    // Up to kRepairEdges of d's live out-neighbours, nearest to it first.
+    Decode(list.vertex, a.data());
+    std::vector<std::pair<float, std::uint32_t>> offers;
+    for (std::uint32_t r : replacements) {
+      if (r == list.vertex || growth().deleted(r) || r >= growth().count() ||
+          std::find(list.ids.begin(), list.ids.end(), r) != list.ids.end()) {
+        continue;
+      }
+      Decode(r, b.data());
+      offers.emplace_back(index_.kernels->l2_f32(a.data(), b.data(), dim), r);
+    }
+    std::sort(offers.begin(), offers.end());
+    for (std::size_t k = 0; k < offers.size() && k < kRepairEdges; ++k) {
+      list.ids.push_back(offers[k].second);
+    }
+    if (list.ids.size() > geometry_.capacity) {
+      PruneList(&list);
+      ++out->stats.lists_pruned;
+    }
+    lists_.push_back(std::move(list));
+  }
+  out->stats.prune_us = timer.ElapsedMicros();
+  if (lists_.empty()) return Status::OK();
+  timer.Reset();
+  std::vector<format::EdgeLocation> placed;
+  STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, &out->stats, /*with_vector=*/false));
+  out->moves.resize(lists_.size());
+  for (std::size_t i = 0; i < lists_.size(); ++i) out->moves[i] = {lists_[i].vertex, placed[i]};
+  out->stats.write_us = timer.ElapsedMicros();
+  return Status::OK();
 }
 
 Status InPlaceUpdater::Delete(std::uint32_t row) {

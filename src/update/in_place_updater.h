@@ -109,6 +109,7 @@ struct InsertStats {
 // vector goes and its list, with the seeker whose fetched pages still hold
 // most of its neighbours' lists.
 struct SeekResult {
+  std::uint32_t repair = 0xFFFFFFFFu;  // SeekRepair: the deleted vertex
   std::vector<float> query;         // in the index's distance space (normalised under cosine)
   std::vector<std::uint32_t> list;  // the new vertex's out-neighbours (RobustPrune)
   std::unique_ptr<search::DecoupledSearchContext> seeker;
@@ -155,8 +156,22 @@ class InPlaceUpdater {
   // mutex is released; after an error nothing was published.
   Status Prepare(SeekResult* seek, PreparedInsert* out);
   // With writer_mutex() held: switches the indirection table to the
-  // prepared lists and publishes the new vertex; returns its row.
+  // prepared lists and publishes the new vertex; returns its row (a
+  // repair, whose vertex is kNoVertex, only switches the lists; 0).
   std::uint32_t Publish(PreparedInsert& prepared);
+
+  // A deleted vertex's repair (Xu et al., "In-Place Updates of a Graph
+  // Index for Streaming Approximate Nearest Neighbor Search", IP-DiskANN):
+  // its in-neighbours, approximated by the live vertices a search for it
+  // meets, drop their edge to it and take up to `kRepairEdges` of its
+  // out-neighbours instead, nearest first (pruned by RobustPrune when the
+  // list overflows), so the graph stays navigable without a rebuild.
+  // SeekRepair is thread-safe; PrepareRepair needs writer_mutex() and is
+  // followed by Publish. NotFound for a row not deleted; an empty
+  // `out->moves` when no list had to change.
+  static constexpr std::uint32_t kRepairEdges = 3;
+  Status SeekRepair(std::uint64_t row, SeekResult* out);
+  Status PrepareRepair(SeekResult* seek, PreparedInsert* out);
   std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
@@ -194,9 +209,10 @@ class InPlaceUpdater {
   void PruneList(List* list);
   std::uint32_t AllocatePage(InsertStats* stats);
   Status Replay(const InPlaceRecovery& recovery);
-  // Writes `lists` onto fresh pages and the tail vector sector, one batch.
+  // Writes `lists` onto fresh pages and (with_vector) the tail vector
+  // sector, one batch.
   Status WriteOut(const std::vector<List>& lists, std::vector<format::EdgeLocation>* placed,
-                  InsertStats* stats);
+                  InsertStats* stats, bool with_vector = true);
 
   const search::GraphIndexData& index_;
   search::DecoupledGraphData* layout_;

@@ -2,6 +2,7 @@
 // collection_crash_harness share (crash_common.h).
 #include "crash_common.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace strata::crash {
@@ -57,6 +58,7 @@ CollectionOptions MakeOptions(Durability durability, UpdateMode update_mode) {
   o.durability = durability;
   o.update_mode = update_mode;
   o.in_place_threads = 2;  // (buffered collections ignore it)
+  if (const char* t = std::getenv("STRATA_CRASH_APPLIERS")) o.in_place_threads = std::atoi(t);
   o.flat_threshold = kFlatThreshold;
   o.merge_pending_count = kMergePendingCount;
   o.merge_threads = 1;

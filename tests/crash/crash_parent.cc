@@ -398,6 +398,11 @@ class Harness {
                recall, &st);
     if (!ok) {
       std::printf("%s", problems.ToString().c_str());
+      // The state as this round found it, before later rounds change it.
+      const std::string copy = a_.dir + "/failed_round_" + std::to_string(round);
+      std::error_code ec;
+      std::filesystem::copy(coll_dir(), copy, std::filesystem::copy_options::recursive, ec);
+      std::printf("    collection as found: %s%s\n", copy.c_str(), ec ? " (copy failed)" : "");
       std::printf(
           "    reproduce: collection_crash_harness --dir DIR --kills %d --seed %llu "
           "--durability %s --update-mode %s --fresh-every %d (round %d, child seed %llu; kill "
