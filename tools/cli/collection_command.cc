@@ -113,7 +113,7 @@ Status DimMismatch(const std::string& what, std::uint32_t got, const std::string
 // ---------------------------------------------------------------------------
 
 struct CreateArgs {
-  std::string dir, metric = "l2", type = "f32", index = "graph";
+  std::string dir, metric = "l2", type = "f32", index = "graph", update_mode = "buffered";
   std::uint32_t dim = 0;
   GraphBuildOptions graph = CollectionOptions::DefaultGraphBuildOptions();
   std::optional<std::string> profile;
@@ -136,6 +136,7 @@ Status RunCreate(CreateArgs a) {
     return Status::InvalidArgument("--index '" + a.index + "' (available: graph, ivf)");
   }
   o.index_type = a.index;
+  STRATA_ASSIGN_OR_RETURN(o.update_mode, ParseUpdateMode(a.update_mode));
   // The profile's layout, then each technique flag given explicitly (as in
   // `strata build`).
   if (a.profile) STRATA_RETURN_IF_ERROR(ApplyBuildProfile(*a.profile, &a.graph));
@@ -187,6 +188,10 @@ void AddCreate(CLI::App* parent, CommandAction* action) {
   cmd->add_option("--type", a->type, "Element type vectors are stored in: f32, f16, bf16, u8 or i8")
       ->capture_default_str();
   cmd->add_option("--index", a->index, "SSD index built past the flat threshold: graph or ivf")
+      ->capture_default_str();
+  cmd->add_option("--update-mode", a->update_mode,
+                  "buffered (pending list + merges) or in_place (graph only: writes applied to "
+                  "the SSD graph itself, NAVIS)")
       ->capture_default_str();
   GraphBuildOptions& g = a->graph;
   cmd->add_option("--R", g.R, "Graph: maximum degree")->capture_default_str();

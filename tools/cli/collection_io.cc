@@ -281,9 +281,14 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
                           int indent) {
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::fprintf(out, "collection %s\n", dir.c_str());
-  std::fprintf(out, "%*sdim %u, metric %s, element %s, index %s\n", indent, "", s.dim,
+  std::fprintf(out, "%*sdim %u, metric %s, element %s, index %s, updates %s\n", indent, "", s.dim,
                std::string(MetricName(s.metric)).c_str(),
-               std::string(ElementTypeName(s.element_type)).c_str(), s.index_type.c_str());
+               std::string(ElementTypeName(s.element_type)).c_str(), s.index_type.c_str(),
+               std::string(UpdateModeName(s.update_mode)).c_str());
+  if (s.update_mode == UpdateMode::kInPlace) {
+    std::fprintf(out, "%*sin place since open: %llu writes applied, %llu deletes repaired\n",
+                 indent, "", u(s.in_place_inserts), u(s.in_place_repairs));
+  }
   std::fprintf(out, "%*slive %llu (indexed %llu, pending %llu, deleted slots %llu)\n", indent, "",
                u(s.live), u(s.indexed), u(s.pending), u(s.deleted));
   if (s.index_version == 0) {
@@ -322,6 +327,9 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"metric", std::string(MetricName(s.metric))},
           {"element_type", std::string(ElementTypeName(s.element_type))},
           {"index_type", s.index_type},
+          {"update_mode", std::string(UpdateModeName(s.update_mode))},
+          {"in_place_inserts", s.in_place_inserts},
+          {"in_place_repairs", s.in_place_repairs},
           {"live", s.live},
           {"indexed", s.indexed},
           {"pending", s.pending},

@@ -356,6 +356,9 @@ class PyCollection {
     d["index_version"] = s.index_version;
     d["merges"] = s.merges;
     d["streaming_merges"] = s.streaming_merges;
+    d["update_mode"] = std::string(UpdateModeName(s.update_mode));
+    d["in_place_inserts"] = s.in_place_inserts;
+    d["in_place_repairs"] = s.in_place_repairs;
     d["merging"] = s.merging;
     d["last_merge_seconds"] = s.last_merge_seconds;
     d["first_build_seconds"] = s.first_build_seconds;
@@ -476,7 +479,9 @@ ValueError). Options, under the C++ CollectionOptions field names:
   graph / ivf (dicts of build parameters under strata.build_index's names;
   stored), open (dict of strata.Index.open's options), durability ("async":
   survives kill -9, default; "sync": survives power loss), sync_interval_ms,
-  create_if_missing, error_if_exists, update_mode, flat_threshold,
+  create_if_missing, error_if_exists, update_mode ("buffered" or "in_place":
+  writes applied to the SSD graph itself; stored), in_place_threads,
+  in_place_rebuild_dead_ratio, flat_threshold,
   train_sample_bytes, merge_pending_count, merge_pending_ratio,
   merge_pending_bytes, background_merge, streaming_merge, merge_threads,
   memory_budget_bytes, max_payload_bytes, max_batch, payload_index (a dict

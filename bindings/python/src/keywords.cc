@@ -308,6 +308,12 @@ const Keyword<CollectionOptions> kCollection[] = {
      [](CollectionOptions& o, py::handle v, const char* n) {
        o.update_mode = ValueOrRaise(ParseUpdateMode(ToStr(v, n)));
      }},
+    {"in_place_threads", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_threads = ToU32(v, n); }},
+    {"in_place_rebuild_dead_ratio", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.in_place_rebuild_dead_ratio = ToF64(v, n);
+     }},
     {"flat_threshold", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.flat_threshold = ToU64(v, n); }},
     {"train_sample_bytes", nullptr,

@@ -412,3 +412,38 @@ def test_close_stop_merges_abandons_a_running_merge(coll_path, rng):
         assert again.stats()["pending"] == 29600
         ids, _ = again.search(data[:5], k=1)
         np.testing.assert_array_equal(ids[:, 0], np.arange(5))
+
+
+def test_in_place_updates(coll_path, rng):
+    """update_mode="in_place": writes reach the SSD graph without merges, are
+    found exactly once, and survive reopening; deletes are never returned."""
+    data = clustered(rng, 3000, 16)
+    opts = dict(dim=16, update_mode="in_place", flat_threshold=500, in_place_threads=2,
+                graph={"R": 24, "L": 48, "pq_bytes": 8})
+    with strata.Collection(coll_path, **opts) as col:
+        col.add(data[:500])
+        for start in range(500, 3000, 250):
+            col.add(data[start:start + 250], ids=np.arange(start, start + 250))
+        assert col.delete(list(range(0, 3000, 10))) == 300
+        for _ in range(600):
+            if col.stats()["pending"] == 0:
+                break
+            time.sleep(0.05)
+        stats = col.stats()
+        assert stats["update_mode"] == "in_place"
+        assert stats["pending"] == 0 and stats["index_version"] == 1 and stats["merges"] == 1
+        assert stats["in_place_inserts"] >= 2000
+        live = np.array([i for i in range(3000) if i % 10 != 0])
+        queries = data[:50] + 0.01
+        truth_rows, _ = brute_force(data[live], queries, 10)
+        ids, _ = col.search(queries, k=10, L=64)
+        assert not set(ids.ravel().tolist()) & set(range(0, 3000, 10))
+        assert all(len(set(row)) == len(row) for row in ids.tolist())
+        assert recall(ids, live[truth_rows]) >= 0.9
+    with strata.Collection(coll_path) as col:  # the mode is stored
+        assert col.stats()["update_mode"] == "in_place"
+        assert len(col) == 2700
+        ids, _ = col.search(queries, k=10, L=64)
+        assert recall(ids, live[truth_rows]) >= 0.9
+    with pytest.raises(ValueError):
+        strata.Collection(coll_path, update_mode="buffered")
