@@ -10,10 +10,12 @@
 //      [--start, --end) while the searches go on, and delete --deletes
 //      rows of the first --start (spread, one batch per --delete-every
 //      upserted batches); the phase ends when every write is acknowledged
-//      and the index holds it (no pending vector, no merge running). A
-//      writer waits while more than --max-pending vectors are pending
-//      (0: never), so an index that falls behind throttles its writers
-//      instead of growing the pending list without bound;
+//      and the index holds it (no pending vector, no merge running). In
+//      place, a writer waits while more than --max-pending vectors are
+//      pending (0: never), so an applier that falls behind throttles its
+//      writers instead of growing the pending list without bound (the
+//      buffered mode's pending list is what its merges drain: never
+//      throttled);
 //   3. searches only again.
 // Reported per mode: the sustained insert rate (rows over the time until
 // the index held them all, merges included), the searches' QPS, p50/p90/p99
@@ -217,10 +219,11 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   std::atomic<std::uint64_t> next{cfg.start}, batches_done{0};
   t0 = Clock::now();
   load.Start(t0);
+  const bool throttle = cfg.max_pending > 0 && mode == "in_place";
   auto writer = [&] {
     std::vector<VectorId> ids;
     for (std::uint64_t s = next.fetch_add(cfg.batch); s < cfg.end; s = next.fetch_add(cfg.batch)) {
-      while (cfg.max_pending > 0 && c.Stats().pending > cfg.max_pending) {
+      while (throttle && c.Stats().pending > cfg.max_pending) {
         std::this_thread::sleep_for(std::chrono::microseconds(500));
       }
       const std::uint64_t e = std::min(cfg.end, s + cfg.batch);

@@ -46,6 +46,7 @@ struct Config {
   std::uint64_t start = 0, end = 0;
   std::uint32_t L = 50, k = 10, search_threads = 1;
   std::uint32_t insert_L = 64, exact_neighbours = 16, insert_W = 4, insert_threads = 1;
+  bool no_entrance = false;
   double search_seconds = 10;
 };
 
@@ -195,13 +196,14 @@ int Main(const Config& cfg) {
   out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end}, {"L", cfg.L},
                    {"k", cfg.k}, {"search_threads", cfg.search_threads},
                    {"insert_threads", cfg.insert_threads}, {"insert_L", cfg.insert_L},
-                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"nproc", std::thread::hardware_concurrency()},
+                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance}, {"nproc", std::thread::hardware_concurrency()},
                    {"loadavg_start", LoadAvg()}};
   InPlaceGraphOptions o;
   o.capacity = static_cast<std::uint32_t>(cfg.end + 1024);
   o.L = cfg.insert_L;
   o.exact_neighbours = cfg.exact_neighbours;
   o.beam_width = cfg.insert_W;
+  o.entrance_updates = !cfg.no_entrance;
   auto graph = InPlaceGraph::Open(cfg.index, cfg.decoupled, o);
   Check(graph.status(), "open");
   const std::uint64_t pages_at_open = (*graph)->edge_pages();
@@ -332,6 +334,7 @@ int main(int argc, char** argv) {
   app.add_option("--exact-neighbours", cfg.exact_neighbours, "Candidates re-ranked while seeking");
   app.add_option("--insert-W", cfg.insert_W, "Position seeking's beam width");
   app.add_option("--insert-threads", cfg.insert_threads, "Inserting threads");
+  app.add_flag("--no-entrance", cfg.no_entrance, "Keep the MemGraph as built (no live entrance graph)");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");
   app.add_option("--fresh-index", cfg.fresh_index, "A one-pass build of all --end rows");
   app.add_option("--fresh-decoupled", cfg.fresh_decoupled, "Its decoupled layout");

@@ -13,7 +13,8 @@
 // table. The moves Commit made are the owner's journal: a reopen given them
 // (InPlaceRecovery) finds every committed insert; without them it finds the
 // layout as written (the collection's in_place mode keeps the journal in
-// its RocksDB store). The hot edge-page cache is not used here.
+// its RocksDB store). OpenOptions::cache_mib sizes the hot edge-page cache
+// (NAVIS-cache): a page's cached copy is dropped when the page is reused.
 #ifndef STRATA_IN_PLACE_GRAPH_H_
 #define STRATA_IN_PLACE_GRAPH_H_
 
@@ -37,6 +38,11 @@ struct InPlaceGraphOptions {
   std::uint32_t beam_width = 4;
   std::uint32_t exact_neighbours = 16;  // candidates given exact distances while seeking
   float alpha = 1.2f;
+  // The entrance graph (the index's in-RAM MemGraph, where searches start)
+  // follows the inserts: one new vertex in the share the index was built
+  // with joins it, 64 at a time, in a graph built aside and swapped in
+  // (NAVIS's live entrance graph). False: it stays as built.
+  bool entrance_updates = true;
   // Searches leave deleted rows out of their results. An owner that
   // decides what is live through the search's IdFilter turns this off.
   bool search_hides_deleted = true;

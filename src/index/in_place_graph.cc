@@ -20,9 +20,6 @@ Result<std::unique_ptr<InPlaceGraph>> InPlaceGraph::Open(const std::string& inde
                                                          const InPlaceGraphOptions& options,
                                                          OpenOptions open,
                                                          const InPlaceRecovery* recovery) {
-  if (open.cache_mib != 0) {
-    return Status::NotSupported("the in-place graph does not use the edge-page cache yet");
-  }
   open.decoupled_dir = decoupled_dir;
   open.decoupled_grown = recovery != nullptr;
   auto state = std::make_unique<State>();
@@ -47,6 +44,7 @@ Result<std::unique_ptr<InPlaceGraph>> InPlaceGraph::Open(const std::string& inde
   u.beam_width = options.beam_width;
   u.exact_neighbours = options.exact_neighbours;
   u.alpha = options.alpha;
+  u.entrance_updates = options.entrance_updates;
   u.io.engine = open.io_engine;
   STRATA_ASSIGN_OR_RETURN(state->updater,
                           update::InPlaceUpdater::Create(impl.data, &*impl.decoupled, u,

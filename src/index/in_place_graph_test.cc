@@ -131,8 +131,8 @@ TEST(InPlaceErrors, BadInputIsRefusedAndChangesNothing) {
   testutil::ScratchDir dir;
   Fixture f;
   Build(dir, Metric::kL2, false, &f);
-  EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {}, {.cache_mib = 4}).status().code(),
-            StatusCode::kNotSupported);
+  EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {}, {.cache_nodes = 100}).status().code(),
+            StatusCode::kInvalidArgument);  // the node cache serves the node file
   EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {.L = 0}).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(InPlaceGraph::Open(f.index, f.layout, {.R = 1000}).status().code(),
@@ -234,14 +234,15 @@ namespace strata {
 namespace {
 
 // Inserts on two threads at once (seeks in parallel, structural updates in
-// turn) beside a search thread: every insert gets its own row, no search
-// fails (a list read through a stale or clobbered place is Corruption), and
-// recall of the whole set holds at the end.
+// turn) beside a search thread, with a hot edge-page cache smaller than the
+// graph (pages reused under it): every insert gets its own row, no search
+// fails (a list read through a stale, clobbered or stale-cached place is
+// Corruption), and recall of the whole set holds at the end.
 TEST(InPlaceConcurrency, TwoInsertThreadsKeepEveryListInPlace) {
   testutil::ScratchDir dir;
   Fixture f;
   Build(dir, Metric::kL2, true, &f);
-  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows});
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows}, {.cache_mib = 1});
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   std::atomic<std::uint64_t> next{kBuilt}, failures{0};
   std::vector<std::atomic<std::uint32_t>> base_of(kRows);

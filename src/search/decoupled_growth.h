@@ -26,6 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+
+#include "search/mem_graph.h"
 
 #include "strata/result.h"
 
@@ -97,6 +100,17 @@ class DecoupledGrowth {
   bool search_hides_deleted() const { return hide_deleted_; }
   void set_search_hides_deleted(bool hide) { hide_deleted_ = hide; }
 
+  // The entrance graph when inserts have extended it (null: the index's own
+  // MemGraph). Replaced whole by the writer; a search takes it once.
+  std::shared_ptr<const MemGraph> entrance() const {
+    std::lock_guard<std::mutex> lock(entrance_mu_);
+    return entrance_;
+  }
+  void set_entrance(std::shared_ptr<const MemGraph> graph) {
+    std::lock_guard<std::mutex> lock(entrance_mu_);
+    entrance_ = std::move(graph);
+  }
+
   ReaderEpochs& epochs() { return epochs_; }
   std::size_t MemoryBytes() const {
     return static_cast<std::size_t>(capacity_ - base_) * code_size_ + capacity_ +
@@ -111,6 +125,8 @@ class DecoupledGrowth {
   std::unique_ptr<std::atomic<std::uint8_t>[]> deleted_;
   std::atomic<std::uint32_t> deleted_count_{0};
   bool hide_deleted_ = true;  // set before searches exist
+  mutable std::mutex entrance_mu_;
+  std::shared_ptr<const MemGraph> entrance_;
   ReaderEpochs epochs_;
 };
 

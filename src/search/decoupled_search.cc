@@ -228,7 +228,10 @@ Result<std::unique_ptr<DecoupledSearchContext>> DecoupledSearchContext::Create(
   if (layout.growth) {
     STRATA_ASSIGN_OR_RETURN(ctx->reader_slot_, layout.growth->epochs().Claim());
   }
-  if (!index.mem_graph.empty()) ctx->walker_.emplace(index.mem_graph);
+  if (!index.mem_graph.empty()) {
+    ctx->walker_.emplace(index.mem_graph);
+    ctx->walker_graph_ = &index.mem_graph;
+  }
   ctx->vectors_ = std::make_unique<VectorReader>(ctx.get(), max_beam_width);
   return ctx;
 }
@@ -261,7 +264,7 @@ void DecoupledSearchContext::Seed(const SearchParams& params, QueryStats* stats)
                                                    : std::max<std::uint32_t>(params.k, 16);
     stats->mem_graph_distances +=
         static_cast<std::uint32_t>(walker_->Search(query_.data(), mem_l, mem_l, &seeds_));
-    for (std::uint32_t& s : seeds_) s = index_.mem_graph.slots()[s];
+    for (std::uint32_t& s : seeds_) s = walker_graph_->slots()[s];
     Offer(seeds_, stats);
     if (list_.size() > 0) return;
   }
@@ -493,6 +496,15 @@ Status DecoupledSearchContext::Begin(std::span<const float> query, const SearchP
   // The epoch first, then the vertex count: every location this query reads
   // is at least as new as the epoch it announced.
   if (reader_slot_) layout_.growth->epochs().Enter(*reader_slot_);
+  if (layout_.growth) {
+    // The entrance graph before the vertex count: its samples were
+    // published before it was.
+    if (auto g = layout_.growth->entrance(); g && g != entrance_) {
+      entrance_ = std::move(g);
+      walker_.emplace(*entrance_);
+      walker_graph_ = entrance_.get();
+    }
+  }
   limit_ = layout_.growth ? layout_.growth->count() : static_cast<std::uint32_t>(index_.num_slots());
   return Status::OK();
 }

@@ -175,6 +175,8 @@ class DecoupledSearchContext {
   BufferPool buffers_;  // max_beam_width_ edge-page buffers, then the re-rank's
   std::uint32_t max_beam_width_ = 0;
   std::optional<MemGraph::Walker> walker_;
+  const MemGraph* walker_graph_ = nullptr;  // the graph walker_ walks
+  std::shared_ptr<const MemGraph> entrance_;  // a growing layout's extended one, kept alive
   RecordDistance record_distance_;
   std::unique_ptr<VectorReader> vectors_;
 

@@ -164,6 +164,11 @@ std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
   return frame;
 }
 
+void EdgePageCache::Invalidate(std::uint32_t page) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.count(page) != 0) Evict(page);
+}
+
 void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.count(page) != 0) return;  // another thread read it meanwhile

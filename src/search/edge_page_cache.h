@@ -43,6 +43,10 @@ class EdgePageCache {
   bool Lookup(std::uint32_t page, std::byte* out);
   // A page just read from SSD (and verified): the policy decides whether to keep it.
   void Offer(std::uint32_t page, const std::byte* sector);
+  // Drops `page` if cached: an in-place updater is about to rewrite it (a
+  // page is reused only once no search that read its old content runs, so
+  // no stale copy is offered after this).
+  void Invalidate(std::uint32_t page);
 
   std::size_t capacity() const { return capacity_; }
   std::size_t size() const;

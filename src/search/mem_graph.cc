@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "graph/vamana_builder.h"
+
 namespace strata::search {
 namespace {
 
@@ -92,6 +94,39 @@ Result<MemGraph> MemGraph::Deserialize(const std::vector<std::vector<std::uint8_
                   entry, std::move(slots));
   if (!g.ok()) return bad(g.status().message().c_str());
   return g;
+}
+
+Result<MemGraph> MemGraph::Extended(std::span<const float> more,
+                                    std::span<const std::uint32_t> more_slots,
+                                    std::uint32_t list_size, float alpha) const {
+  const std::uint32_t m = size();
+  const auto add = static_cast<std::uint32_t>(more_slots.size());
+  if (more.size() != static_cast<std::size_t>(add) * dim_) {
+    return Status::InvalidArgument("memgraph: " + std::to_string(more.size()) + " values for " +
+                                   std::to_string(add) + " nodes");
+  }
+  std::vector<float> vectors;
+  vectors.reserve(vectors_.size() + more.size());
+  vectors.insert(vectors.end(), vectors_.begin(), vectors_.end());
+  vectors.insert(vectors.end(), more.begin(), more.end());
+  const std::uint32_t degree = adjacency_.capacity();
+  STRATA_ASSIGN_OR_RETURN(graph::FlatAdjacency adjacency,
+                          graph::FlatAdjacency::Create(m + add, degree));
+  for (std::uint32_t i = 0; i < m; ++i) adjacency.Set(i, adjacency_.Neighbors(i));
+  STRATA_ASSIGN_OR_RETURN(graph::VectorView view,
+                          graph::VectorView::Create(vectors, dim_, metric_));
+  {
+    graph::VamanaInserter inserter(view, &adjacency, std::max(list_size, degree), 1);
+    std::vector<graph::NodeId> order(add);
+    for (std::uint32_t i = 0; i < add; ++i) order[i] = m + i;
+    graph::PruneParams params;
+    params.max_degree = degree;
+    params.alpha = alpha;
+    inserter.Insert(order, entry_, params);
+  }
+  std::vector<std::uint32_t> slots(slots_);
+  slots.insert(slots.end(), more_slots.begin(), more_slots.end());
+  return Create(dim_, metric_, std::move(vectors), std::move(adjacency), entry_, std::move(slots));
 }
 
 std::size_t MemGraph::MemoryBytes() const {

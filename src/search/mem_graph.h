@@ -35,6 +35,16 @@ class MemGraph {
                                  graph::FlatAdjacency adjacency, std::uint32_t entry,
                                  std::vector<std::uint32_t> slots);
 
+  // This graph with `slots.size()` more nodes (their vectors, in the
+  // index's distance space, in `vectors`), each inserted as the Vamana build
+  // inserts a node (greedy search at `list_size`, RobustPrune at `alpha`,
+  // back-edges), degrees bounded by max_degree(). The entrance graph of an
+  // index taking inserts in place (NAVIS keeps its entry points following the
+  // data this way): a new graph is built aside and published whole, so
+  // searches never wait for it.
+  Result<MemGraph> Extended(std::span<const float> vectors, std::span<const std::uint32_t> slots,
+                            std::uint32_t list_size, float alpha) const;
+
   // Sections of a kMemGraph blob file and back. Deserialize: Corruption on
   // any inconsistency.
   std::vector<std::vector<std::uint8_t>> Serialize() const;

@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "base/aligned_buffer.h"
 #include "base/timer.h"
 #include "format/sector_file.h"
 #include "graph/vector_view.h"
@@ -107,6 +110,43 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
   }
 
   u->reused_at_.assign(u->next_page_, 0);
+  // The entrance graph: one inserted vertex in `every` joins it, the share
+  // the index was built with; at a reopen the appended vertices that would
+  // have joined it do so again (their vectors read back).
+  if (options.entrance_updates && !index.mem_graph.empty()) {
+    u->entrance_every_ = options.entrance_every != 0
+                             ? options.entrance_every
+                             : std::max<std::uint32_t>(
+                                   1, static_cast<std::uint32_t>(index.num_slots() /
+                                                                 index.mem_graph.size()));
+    AlignedBuffer sector(format::kSector);
+    auto span = std::span<std::byte, format::kSector>(sector.data(), format::kSector);
+    std::vector<float> x(index.dim());
+    for (std::uint32_t v = base; v < count; v += u->entrance_every_) {
+      STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> bytes,
+                              layout->vectors.ReadSlot(v, span));
+      std::memcpy(x.data(), bytes.data(), x.size() * sizeof(float));
+      u->Sample(v, x);
+    }
+    u->ExtendEntrance();
+  }
+  if (recovery != nullptr && std::getenv("STRATA_IN_PLACE_CHECK")) {
+    AlignedBuffer sector(format::kSector);
+    auto span = std::span<std::byte, format::kSector>(sector.data(), format::kSector);
+    for (std::uint32_t v = 0; v < count; ++v) {
+      const format::EdgeLocation l = layout->where[v];
+      auto page = layout->edges.ReadPage(l.page, span);
+      std::uint16_t degree = 0;
+      Status st = page.ok() ? page->Edges(l.slot, v, &degree).status() : page.status();
+      if (!st.ok()) {
+        if (FILE* f = std::fopen("/tmp/strata_check.log", "a")) {
+          std::fprintf(f, "pid %d: recovered vertex %u at page %u slot %u: %s (%zu moves)\n",
+                       ::getpid(), v, l.page, l.slot, st.ToString().c_str(), recovery->moves.size());
+          std::fclose(f);
+        }
+      }
+    }
+  }
   STRATA_ASSIGN_OR_RETURN(auto seeker, u->TakeSeeker());  // one made now: errors show at Create
   u->ReturnSeeker(std::move(seeker));
   return u;
@@ -225,6 +265,27 @@ void InPlaceUpdater::ReturnSeeker(std::unique_ptr<search::DecoupledSearchContext
   seekers_.push_back(std::move(seeker));
 }
 
+void InPlaceUpdater::Sample(std::uint32_t v, std::span<const float> x) {
+  if (entrance_every_ == 0 || (v - growth().base()) % entrance_every_ != 0) return;
+  samples_.insert(samples_.end(), x.begin(), x.end());
+  sample_slots_.push_back(v);
+  if (sample_slots_.size() >= kEntranceBatch) ExtendEntrance();
+}
+
+void InPlaceUpdater::ExtendEntrance() {
+  if (sample_slots_.empty()) return;
+  std::shared_ptr<const search::MemGraph> current = growth().entrance();
+  const search::MemGraph& from = current ? *current : index_.mem_graph;
+  auto extended = from.Extended(samples_, sample_slots_, 2 * from.max_degree(), options_.alpha);
+  samples_.clear();
+  sample_slots_.clear();
+  // A graph that cannot be extended (out of memory) stays as it is: entry
+  // points are a speed-up, not a correctness matter.
+  if (extended.ok()) {
+    growth().set_entrance(std::make_shared<const search::MemGraph>(std::move(*extended)));
+  }
+}
+
 std::uint64_t InPlaceUpdater::live_pages() const {
   std::uint64_t n = 0;
   for (std::size_t p = 1; p < live_.size(); ++p) n += live_[p] != 0;
@@ -322,6 +383,7 @@ std::uint32_t InPlaceUpdater::AllocatePage(InsertStats* stats) {
       free_.pop_front();
       ++stats->pages_reused;
       reused_at_[page] = reuse_seq_.fetch_add(1) + 1;
+      if (layout_->cache) layout_->cache->Invalidate(page);
       return page;
     }
   }
@@ -339,8 +401,21 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
   const std::size_t pages = (lists.size() + spp - 1) / spp;
   std::vector<IoRequest*> batch;
   placed->assign(lists.size(), {});
+  // Pages taken here go back to the free list if the write fails: nothing
+  // names them yet.
+  std::vector<std::uint32_t> taken;
+  struct GiveBack {
+    InPlaceUpdater* u;
+    std::vector<std::uint32_t>* taken;
+    bool done = false;
+    ~GiveBack() {
+      if (done) return;
+      for (std::uint32_t page : *taken) u->free_.push_front({page, 0});
+    }
+  } give_back{this, &taken};
   for (std::size_t p = 0; p < pages; ++p) {
     const std::uint32_t page_no = AllocatePage(stats);
+    taken.push_back(page_no);
     std::byte* buffer = buffers_.buffer(p);
     std::memset(buffer, 0, format::kSector);
     format::EdgePageWriter writer(
@@ -375,11 +450,8 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     r.buffer = vbuf;
     batch.push_back(&r);
   }
-  if (Status st = queue_->RunToCompletion(batch); !st.ok()) {
-    // Nothing names these pages: free at once.
-    for (std::size_t p = 0; p < pages; ++p) free_.push_front({(*placed)[p * spp].page, 0});
-    return st;
-  }
+  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
+  give_back.done = true;
   stats->edge_pages_written += static_cast<std::uint32_t>(pages);
   stats->lists_written += static_cast<std::uint32_t>(lists.size());
   stats->bytes_written += batch.size() * format::kSector;
@@ -505,6 +577,7 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
   std::memcpy(tail_.data() + vl.OffsetOf(v), q.data(), vl.vector_bytes);
   format::SealSector(std::span<std::byte, format::kSector>(tail_.data(), format::kSector),
                      format::FileKind::kVectors, tail_sector_);
+  prepared_vector_.assign(q.begin(), q.end());
   std::vector<format::EdgeLocation> placed;
   STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, stats));
   out->moves.resize(lists_.size());
@@ -523,6 +596,7 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
   if (insert) {
     layout_->SetLocation(v, moves[0].location);
     growth().Publish(v + 1);
+    Sample(v, prepared_vector_);
   }
   std::vector<std::uint32_t> emptied;
   for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -532,6 +606,20 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
       if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
     }
     ++live_[moves[i].location.page];
+  }
+  if (!emptied.empty() && std::getenv("STRATA_IN_PLACE_CHECK")) {
+    for (std::uint32_t u = 0; u < growth().count(); ++u) {
+      const format::EdgeLocation l = layout_->Location(u);
+      for (std::uint32_t page : emptied) {
+        if (l.page == page) {
+          if (FILE* f = std::fopen("/tmp/strata_check.log", "a")) {
+            std::fprintf(f, "pid %d: page %u emptied while vertex %u is on it (insert of %u)\n",
+                         ::getpid(), page, u, v);
+            std::fclose(f);
+          }
+        }
+      }
+    }
   }
   if (!emptied.empty()) {
     const std::uint64_t epoch = growth().epochs().Retire();

@@ -65,6 +65,12 @@ struct InPlaceOptions {
   // speculative re-rank of the explored set; the rest keep code distances).
   std::uint32_t exact_neighbours = 16;
   float alpha = 1.2f;
+  // The entrance graph (the index's MemGraph) follows the inserts: one new
+  // vertex in `entrance_every` joins it (0: the share the index was built
+  // with), `kEntranceBatch` at a time, in a graph built aside and published
+  // whole (NAVIS's live entrance graph). False: the MemGraph stays as built.
+  bool entrance_updates = true;
+  std::uint32_t entrance_every = 0;
   // Most vertices the layout may hold (the files' and the inserted ones);
   // the RAM for codes and the indirection table is taken for it up front.
   std::uint32_t capacity = 0;
@@ -240,6 +246,16 @@ class InPlaceUpdater {
   std::uint64_t next_page_ = 1;
   std::uint32_t epoch_ = 0;   // write epoch stamped on edge pages (> 0: not the layout's own)
   std::vector<List> lists_;   // the prepared insert's lists (Prepare -> Publish)
+  std::vector<float> prepared_vector_;  // the prepared insert's vector (distance space)
+  // Entrance graph samples waiting to join it.
+  static constexpr std::uint32_t kEntranceBatch = 64;
+  std::uint32_t entrance_every_ = 0;  // 0: off
+  std::vector<float> samples_;
+  std::vector<std::uint32_t> sample_slots_;
+  // Adds vertex `v` (its vector `x`) to the samples when it is one, and
+  // publishes an extended entrance graph once a batch is ready.
+  void Sample(std::uint32_t v, std::span<const float> x);
+  void ExtendEntrance();
   AlignedBuffer tail_;         // the vector file's last sector
   std::uint64_t tail_sector_ = 0;
   graph::PruneScratch scratch_;
