@@ -10,7 +10,9 @@
 //      [--start, --end) while the searches go on, and delete --deletes
 //      rows of the first --start (spread, one batch per --delete-every
 //      upserted batches); the phase ends when every write is acknowledged
-//      and the index holds it (no pending vector, no merge running). In
+//      and the index holds it (no pending vector, no merge running; the
+//      buffered mode's last vectors, below its merge threshold, merged by
+//      an explicit Merge() counted in the time). In
 //      place, a writer waits while more than --max-pending vectors are
 //      pending (0: never), so an applier that falls behind throttles its
 //      writers instead of growing the pending list without bound (the
@@ -253,7 +255,10 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   for (std::uint32_t t = 0; t < cfg.insert_threads; ++t) writers.emplace_back(writer);
   for (auto& w : writers) w.join();
   const double acked_s = Seconds(t0, Clock::now());
-  // Drained: everything in the index.
+  // Drained: everything in the index. The buffered mode merges what is left
+  // below its merge threshold now (a merge is what puts it in the index);
+  // in place, the applier empties the pending list by itself.
+  if (mode != "in_place") Check(c.Merge(), "merge");
   while (true) {
     const CollectionStats s = c.Stats();
     if (s.pending == 0 && !s.merging) break;

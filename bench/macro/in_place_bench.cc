@@ -47,6 +47,8 @@ struct Config {
   std::uint32_t L = 50, k = 10, search_threads = 1;
   std::uint32_t insert_L = 64, exact_neighbours = 16, insert_W = 4, insert_threads = 1;
   bool no_entrance = false;
+  std::uint32_t rerank_group = 0, cache_mib = 0;
+  std::string cache_policy = "lfu";
   double search_seconds = 10;
 };
 
@@ -115,6 +117,7 @@ class SearchLoad {
     SearchParams p;
     p.k = cfg_.k;
     p.list_size = cfg_.L;
+    p.rerank_group = cfg_.rerank_group;
     auto searcher = index_.NewSearcher(p);
     Check(searcher.status(), "searcher");
     std::vector<SearchRecord> mine;
@@ -196,7 +199,9 @@ int Main(const Config& cfg) {
   out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end}, {"L", cfg.L},
                    {"k", cfg.k}, {"search_threads", cfg.search_threads},
                    {"insert_threads", cfg.insert_threads}, {"insert_L", cfg.insert_L},
-                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance}, {"nproc", std::thread::hardware_concurrency()},
+                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance},
+                   {"rerank_group", cfg.rerank_group}, {"cache_mib", cfg.cache_mib},
+                   {"cache_policy", cfg.cache_policy}, {"nproc", std::thread::hardware_concurrency()},
                    {"loadavg_start", LoadAvg()}};
   InPlaceGraphOptions o;
   o.capacity = static_cast<std::uint32_t>(cfg.end + 1024);
@@ -204,7 +209,20 @@ int Main(const Config& cfg) {
   o.exact_neighbours = cfg.exact_neighbours;
   o.beam_width = cfg.insert_W;
   o.entrance_updates = !cfg.no_entrance;
-  auto graph = InPlaceGraph::Open(cfg.index, cfg.decoupled, o);
+  OpenOptions open;
+  open.cache_mib = cfg.cache_mib;
+  const std::pair<const char*, EdgeCachePolicy> policies[] = {
+      {"navis", EdgeCachePolicy::kNavis}, {"lru", EdgeCachePolicy::kLru},
+      {"clock", EdgeCachePolicy::kClock}, {"lfu", EdgeCachePolicy::kLfu}};
+  bool known = false;
+  for (const auto& [name, policy] : policies) {
+    if (cfg.cache_policy == name) {
+      open.edge_cache_policy = policy;
+      known = true;
+    }
+  }
+  if (!known) Die("--cache-policy", Status::InvalidArgument(cfg.cache_policy));
+  auto graph = InPlaceGraph::Open(cfg.index, cfg.decoupled, o, open);
   Check(graph.status(), "open");
   const std::uint64_t pages_at_open = (*graph)->edge_pages();
   std::cerr << "search only, " << cfg.start << " rows\n";
@@ -335,6 +353,10 @@ int main(int argc, char** argv) {
   app.add_option("--insert-W", cfg.insert_W, "Position seeking's beam width");
   app.add_option("--insert-threads", cfg.insert_threads, "Inserting threads");
   app.add_flag("--no-entrance", cfg.no_entrance, "Keep the MemGraph as built (no live entrance graph)");
+  app.add_option("--rerank-group", cfg.rerank_group,
+                 "Searches' speculative re-rank group (0: the whole list)");
+  app.add_option("--cache-mib", cfg.cache_mib, "Hot edge-page cache (MiB; 0: none)");
+  app.add_option("--cache-policy", cfg.cache_policy, "navis, lru, clock or lfu");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");
   app.add_option("--fresh-index", cfg.fresh_index, "A one-pass build of all --end rows");
   app.add_option("--fresh-decoupled", cfg.fresh_decoupled, "Its decoupled layout");
