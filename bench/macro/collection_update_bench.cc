@@ -226,7 +226,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
     std::vector<VectorId> ids;
     for (std::uint64_t s = next.fetch_add(cfg.batch); s < cfg.end; s = next.fetch_add(cfg.batch)) {
       while (throttle && c.Stats().pending > cfg.max_pending) {
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Stats() lists the files
       }
       const std::uint64_t e = std::min(cfg.end, s + cfg.batch);
       ids.resize(e - s);

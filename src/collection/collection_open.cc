@@ -367,6 +367,10 @@ Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state) {
 
 void Collection::Impl::WakeIndexer() { indexer_cv.notify_one(); }
 
+namespace {
+constexpr std::uint32_t kInPlaceScanOnly = 8192;
+}  // namespace
+
 void Collection::Impl::IndexerLoop() {
   // Keeps the pending graph caught up with the pending set, in steps, so a
   // search scans exactly only the few entries written since the last step.
@@ -383,6 +387,11 @@ void Collection::Impl::IndexerLoop() {
       const std::uint32_t size = snap.state->pending->size();
       const std::uint32_t done = snap.state->pending_graph->indexed();
       if (size <= done) break;
+      // In place, the applier keeps the pending set small (its applied
+      // entries are dropped at kRotateApplied): a search scans a set this
+      // small whole, and the graph would only take CPU from the applier.
+      // Past it (an applier falling behind) the graph is built as usual.
+      if (in_place() && size <= kInPlaceScanOnly) break;
       if (!snap.state->pending_graph->CatchUp(std::min(size, done + kStep)).ok()) break;
       std::lock_guard<std::mutex> stop_check(bg_mu);
       if (stopping) break;

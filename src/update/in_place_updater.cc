@@ -1,12 +1,16 @@
 #include "update/in_place_updater.h"
 
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "base/aligned_buffer.h"
 #include "base/timer.h"
@@ -15,6 +19,25 @@
 
 namespace strata::update {
 namespace {
+
+// Takes an exclusive flock on the layout file this updater writes, waiting
+// up to `seconds` for it. The lock belongs to the open file description,
+// which the I/O ring of a writer also references (registered files, and
+// every request in flight): a killed writer's lock is released only once
+// its ring is torn down and its last write has landed, so a successor that
+// holds the lock never has a page it reuses clobbered by a predecessor's
+// late write.
+Status LockForWriting(const DirectFile& file, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (::flock(file.fd(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return Status::FromErrno("flock " + file.path(), errno);
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::Busy(file.path() + " is being written by another updater");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Status::OK();
+}
 
 constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
 
@@ -68,6 +91,8 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
                           DirectFile::Open(layout->edges.path(), DirectFileMode::kReadWrite));
   STRATA_ASSIGN_OR_RETURN(u->vector_file_,
                           DirectFile::Open(layout->vectors.path(), DirectFileMode::kReadWrite));
+  STRATA_RETURN_IF_ERROR(LockForWriting(u->edge_file_, 30));
+  STRATA_RETURN_IF_ERROR(LockForWriting(u->vector_file_, 30));
   IoQueueOptions io = options.io;
   const std::uint32_t buffers = 2 * g.capacity + 8;
   io.queue_depth = std::max(io.queue_depth, buffers);
