@@ -270,6 +270,7 @@ struct CollectionStats {
   // rows the current version may still take before a rebuild.
   std::uint64_t in_place_inserts = 0;
   std::uint64_t in_place_repairs = 0;  // deleted rows whose in-neighbours were re-linked
+  std::uint64_t in_place_repairs_queued = 0;  // ... and those still to be (the applier's backlog)
   std::uint64_t in_place_capacity_left = 0;
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write

@@ -479,6 +479,7 @@ CollectionStats Collection::Stats() const {
     s.cached_nodes = v.index().cached_nodes();
     if (v.in_place()) {
       s.in_place_capacity_left = v.graph()->capacity() - v.graph()->num_vertices();
+      s.in_place_repairs_queued = v.RepairsQueued();
     }
   }
   const std::uint64_t indexed_live = s.indexed - s.deleted;

@@ -203,6 +203,11 @@ std::optional<std::uint64_t> IndexVersion::TakeRepair() {
   return row;
 }
 
+std::size_t IndexVersion::RepairsQueued() const {
+  std::lock_guard<std::mutex> lock(repairs_mu_);
+  return repairs_.size();
+}
+
 void IndexVersion::PublishRow(std::uint64_t row) {
   const VectorId id = slot_ids_[row];
   // The id's newest copy is the one born last, not the last row: applier

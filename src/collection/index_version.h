@@ -101,6 +101,7 @@ class IndexVersion {
   // crash only costs some navigability until the next rebuild.
   void EnqueueRepair(std::uint64_t row);
   std::optional<std::uint64_t> TakeRepair();
+  std::size_t RepairsQueued() const;
   // The slot holding user id `id`, if this version has one.
   std::optional<std::uint32_t> SlotOf(VectorId id) const;
   // Appends the slots of those of `ids` the version holds, in an unspecified
@@ -153,7 +154,7 @@ class IndexVersion {
   // In-place versions: id -> newest appended row.
   mutable std::shared_mutex appended_mu_;
   std::unordered_map<VectorId, std::uint32_t> appended_by_id_;
-  std::mutex repairs_mu_;
+  mutable std::mutex repairs_mu_;
   std::deque<std::uint64_t> repairs_;
   Status BuildIdTable();  // by_id_ from slot_ids_; Corruption for a repeated id
   // slot_ids_ strictly increasing: SlotOf searches it, by_id_ stays empty.

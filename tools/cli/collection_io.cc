@@ -286,8 +286,10 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
                std::string(ElementTypeName(s.element_type)).c_str(), s.index_type.c_str(),
                std::string(UpdateModeName(s.update_mode)).c_str());
   if (s.update_mode == UpdateMode::kInPlace) {
-    std::fprintf(out, "%*sin place since open: %llu writes applied, %llu deletes repaired\n",
-                 indent, "", u(s.in_place_inserts), u(s.in_place_repairs));
+    std::fprintf(out,
+                 "%*sin place since open: %llu writes applied, %llu deletes repaired (%llu queued)\n",
+                 indent, "", u(s.in_place_inserts), u(s.in_place_repairs),
+                 u(s.in_place_repairs_queued));
   }
   std::fprintf(out, "%*slive %llu (indexed %llu, pending %llu, deleted slots %llu)\n", indent, "",
                u(s.live), u(s.indexed), u(s.pending), u(s.deleted));
@@ -330,6 +332,7 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"update_mode", std::string(UpdateModeName(s.update_mode))},
           {"in_place_inserts", s.in_place_inserts},
           {"in_place_repairs", s.in_place_repairs},
+          {"in_place_repairs_queued", s.in_place_repairs_queued},
           {"live", s.live},
           {"indexed", s.indexed},
           {"pending", s.pending},

@@ -359,6 +359,7 @@ class PyCollection {
     d["update_mode"] = std::string(UpdateModeName(s.update_mode));
     d["in_place_inserts"] = s.in_place_inserts;
     d["in_place_repairs"] = s.in_place_repairs;
+    d["in_place_repairs_queued"] = s.in_place_repairs_queued;
     d["merging"] = s.merging;
     d["last_merge_seconds"] = s.last_merge_seconds;
     d["first_build_seconds"] = s.first_build_seconds;
