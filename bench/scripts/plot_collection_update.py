@@ -8,8 +8,8 @@ usage: plot_collection_update.py OUT.png FILE.json [FILE.json ...] [--title T]
 
 Modes from several files are told apart by the file's name when they repeat.
 """
+import argparse
 import json
-import sys
 
 import matplotlib
 
@@ -34,15 +34,13 @@ def runs(paths):
     return out
 
 
-def main(argv):
-    title = None
-    if "--title" in argv:
-        i = argv.index("--title")
-        title = argv[i + 1]
-        del argv[i : i + 2]
-    if len(argv) < 3:
-        sys.exit(__doc__)
-    out, paths = argv[1], argv[2:]
+def main():
+    ap = argparse.ArgumentParser(description="collection_update_bench runs over time")
+    ap.add_argument("out", help="PNG to write")
+    ap.add_argument("runs", nargs="+", help="collection_update_bench JSON files")
+    ap.add_argument("--title")
+    a = ap.parse_args()
+    title, out, paths = a.title, a.out, a.runs
     fig, (qps, p99, rec) = plt.subplots(3, 1, figsize=(8, 9), sharex=False)
     for name, mode in runs(paths):
         w = mode["windows"]
@@ -73,4 +71,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()
