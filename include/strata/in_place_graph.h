@@ -35,7 +35,9 @@ struct InPlaceGraphOptions {
   std::uint32_t capacity = 0;  // most vectors, the index's and the inserted (RAM reserved up front)
   std::uint32_t R = 0;         // out-degree of new lists; 0 = the layout's (capacity / 1.3)
   std::uint32_t L = 64;        // position seeking's list size
-  std::uint32_t beam_width = 4;
+  // Reads per round while seeking: 8 rather than the search default of 4
+  // (synth1m 500k, 2 threads: 1,308 inserts/s against 1,214, as many pages).
+  std::uint32_t beam_width = 8;
   std::uint32_t exact_neighbours = 16;  // candidates given exact distances while seeking
   float alpha = 1.2f;
   // The entrance graph (the index's in-RAM MemGraph, where searches start)

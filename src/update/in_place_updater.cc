@@ -1,5 +1,6 @@
 #include "update/in_place_updater.h"
 
+#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -40,6 +42,33 @@ Status LockForWriting(const DirectFile& file, double seconds) {
 }
 
 constexpr std::uint32_t kNoRow = 0xFFFFFFFFu;
+
+// How far ahead of their writes the files are grown.
+constexpr std::uint64_t kEdgeReserveBytes = 16u << 20;
+constexpr std::uint64_t kVectorReserveBytes = 8u << 20;
+
+// Grows `file` by fallocate, at least `chunk` bytes at a time, until it
+// holds `end` bytes. An O_DIRECT write past the end of a file takes the
+// inode's lock exclusively (ext4, xfs) and cannot complete without
+// blocking, so io_uring hands it, and every read that meets the lock
+// meanwhile, to its worker threads, a context switch each; into allocated
+// space the same write is an overwrite, issued inline. A file system
+// without fallocate gets extending writes, as before.
+Status Reserve(const DirectFile& file, std::uint64_t end, std::uint64_t chunk,
+               std::uint64_t* reserved) {
+  if (end <= *reserved) return Status::OK();
+  const std::uint64_t to = std::max(end, *reserved + chunk);
+  if (::fallocate(file.fd(), 0, static_cast<off_t>(*reserved),
+                  static_cast<off_t>(to - *reserved)) != 0) {
+    if (errno == EOPNOTSUPP || errno == ENOSYS) {
+      *reserved = std::numeric_limits<std::uint64_t>::max();
+      return Status::OK();
+    }
+    return Status::FromErrno("fallocate " + file.path(), errno);
+  }
+  *reserved = to;
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -111,6 +140,8 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
   // (a grown file; pages no table names are free).
   u->next_page_ = std::max(layout->edges.num_pages(), layout->edges.file_pages()) + 1;
   u->tail_.Reset(format::kSector);
+  STRATA_ASSIGN_OR_RETURN(u->edge_reserved_, u->edge_file_.Size());
+  STRATA_ASSIGN_OR_RETURN(u->vector_reserved_, u->vector_file_.Size());
   if (recovery != nullptr) STRATA_RETURN_IF_ERROR(u->Replay(*recovery));
   const std::uint32_t count = layout->growth->count();
   // Live lists per page, from the table.
@@ -317,10 +348,16 @@ std::uint64_t InPlaceUpdater::live_pages() const {
   return n;
 }
 
-void InPlaceUpdater::Decode(std::uint32_t vertex, float* out) const {
-  const std::uint8_t* code =
-      vertex < index_.num_slots() ? index_.code(vertex) : growth().code(vertex);
-  (void)index_.pq.Decode(code, 1, out);
+void InPlaceUpdater::Decode(std::span<const std::uint32_t> vertices, float* out) const {
+  // One call for all: the quantizer rotates rows back a block at a time.
+  const std::size_t size = index_.pq.code_size();
+  std::vector<std::uint8_t> codes(vertices.size() * size);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const std::uint32_t v = vertices[i];
+    const std::uint8_t* code = v < index_.num_slots() ? index_.code(v) : growth().code(v);
+    std::memcpy(codes.data() + i * size, code, size);
+  }
+  (void)index_.pq.Decode(codes.data(), vertices.size(), out);
 }
 
 Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, const SeekResult& seek,
@@ -381,8 +418,9 @@ void InPlaceUpdater::PruneList(List* list) {
   const std::size_t dim = index_.dim();
   const std::size_t n = list->ids.size();
   rows_.resize((n + 1) * dim);
-  for (std::size_t i = 0; i < n; ++i) Decode(list->ids[i], rows_.data() + i * dim);
-  Decode(list->vertex, rows_.data() + n * dim);
+  list->ids.push_back(list->vertex);
+  Decode(list->ids, rows_.data());
+  list->ids.pop_back();
   auto view = graph::VectorView::Create(rows_, dim, index_.metric, index_.kernels);
   std::vector<graph::Neighbor> pool(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -462,7 +500,13 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     r.buffer = buffer;
     batch.push_back(&r);
   }
+  std::uint32_t last_page = 0;
+  for (std::uint32_t page : taken) last_page = std::max(last_page, page);
+  STRATA_RETURN_IF_ERROR(Reserve(edge_file_, (last_page + 1ull) * format::kSector,
+                                 kEdgeReserveBytes, &edge_reserved_));
   if (with_vector) {
+    STRATA_RETURN_IF_ERROR(Reserve(vector_file_, (tail_sector_ + 1) * format::kSector,
+                                   kVectorReserveBytes, &vector_reserved_));
     // The new vector's sector (lists[0] is the new vertex).
     std::byte* vbuf = buffers_.buffer(pages);
     std::memcpy(vbuf, tail_.data(), format::kSector);
@@ -541,7 +585,9 @@ Status InPlaceUpdater::Seek(std::span<const float> vector, SeekResult* out) {
   const std::size_t dim = index_.dim();
   const std::size_t n = pool.size();
   std::vector<float> rows((n + 1) * dim);
-  for (std::size_t i = 0; i < n; ++i) Decode(pool[i].id, rows.data() + i * dim);
+  std::vector<std::uint32_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = pool[i].id;
+  Decode(ids, rows.data());
   std::memcpy(rows.data() + n * dim, q.data(), dim * sizeof(float));
   STRATA_ASSIGN_OR_RETURN(graph::VectorView view,
                           graph::VectorView::Create(rows, dim, index_.metric, index_.kernels));
@@ -664,7 +710,7 @@ Status InPlaceUpdater::SeekRepair(std::uint64_t row, SeekResult* out) {
   // Its in-neighbours are near it: a search for its (decoded) code meets
   // them (IP-DiskANN approximates them the same way).
   std::vector<float> query(index_.dim());
-  Decode(*v, query.data());
+  Decode(std::span<const std::uint32_t>(&*v, 1), query.data());
   STRATA_ASSIGN_OR_RETURN(out->seeker, TakeSeeker());
   out->reuse_seq = reuse_seq_.load();
   Timer timer;
@@ -703,9 +749,17 @@ Status InPlaceUpdater::PrepareRepair(SeekResult* seek, PreparedInsert* out) {
   vertices.insert(vertices.end(), seek->list.begin(), seek->list.end());
   std::vector<List> lists;
   STRATA_RETURN_IF_ERROR(ReadLists(vertices, *seek, &lists, &out->stats));
-  const std::vector<std::uint32_t>& replacements = lists[0].ids;
+  // d's live out-neighbours, each decoded once, and the lists' owners.
+  std::vector<std::uint32_t> replacements;
+  for (std::uint32_t r : lists[0].ids) {
+    if (r < growth().count() && !growth().deleted(r)) replacements.push_back(r);
+  }
+  std::vector<std::uint32_t> owners;
+  for (std::size_t i = 1; i < lists.size(); ++i) owners.push_back(lists[i].vertex);
   const std::size_t dim = index_.dim();
-  std::vector<float> a(dim), b(dim);
+  std::vector<float> offered(replacements.size() * dim), owner(owners.size() * dim);
+  Decode(replacements, offered.data());
+  Decode(owners, owner.data());
   lists_.clear();
   for (std::size_t i = 1; i < lists.size(); ++i) {
     List& list = lists[i];
@@ -713,15 +767,14 @@ Status InPlaceUpdater::PrepareRepair(SeekResult* seek, PreparedInsert* out) {
     if (at == list.ids.end()) continue;
     list.ids.erase(at);
     // Up to kRepairEdges of d's live out-neighbours, nearest to it first.
-    Decode(list.vertex, a.data());
+    const float* a = owner.data() + (i - 1) * dim;
     std::vector<std::pair<float, std::uint32_t>> offers;
-    for (std::uint32_t r : replacements) {
-      if (r == list.vertex || growth().deleted(r) || r >= growth().count() ||
-          std::find(list.ids.begin(), list.ids.end(), r) != list.ids.end()) {
+    for (std::size_t k = 0; k < replacements.size(); ++k) {
+      const std::uint32_t r = replacements[k];
+      if (r == list.vertex || std::find(list.ids.begin(), list.ids.end(), r) != list.ids.end()) {
         continue;
       }
-      Decode(r, b.data());
-      offers.emplace_back(index_.kernels->l2_f32(a.data(), b.data(), dim), r);
+      offers.emplace_back(index_.kernels->l2_f32(a, offered.data() + k * dim, dim), r);
     }
     std::sort(offers.begin(), offers.end());
     for (std::size_t k = 0; k < offers.size() && k < kRepairEdges; ++k) {
