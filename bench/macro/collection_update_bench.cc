@@ -55,6 +55,7 @@ struct Config {
   std::vector<std::string> modes{"buffered", "in_place"};
   std::uint64_t start = 0, end = 0, deletes = 0, delete_every = 10, batch = 100;
   std::uint64_t max_pending = 0;
+  std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
   double search_seconds = 10;
 };
@@ -64,6 +65,7 @@ struct SearchRecord {
   std::uint64_t acked; // rows acknowledged when it began
   double latency_ms;
   std::uint32_t pages;
+  std::uint32_t cache_hits;  // pages (in place) or node records (buffered) served from RAM
   std::uint32_t query;
   std::vector<VectorId> ids;
 };
@@ -104,6 +106,7 @@ class Searches {
       for (const SearchHit& h : *hits) r.ids.push_back(h.id);
       r.latency_ms = s.latency_us / 1000.0;
       r.pages = s.pages_read;
+      r.cache_hits = s.cache_hits;
       r.at_s = Seconds(t0_, Clock::now());
       mine.push_back(std::move(r));
     }
@@ -123,17 +126,19 @@ class Searches {
 
 json Summary(const std::vector<const SearchRecord*>& rs, double seconds) {
   std::vector<double> lat;
-  double pages = 0;
+  double pages = 0, hits = 0;
   for (const SearchRecord* r : rs) {
     lat.push_back(r->latency_ms);
     pages += r->pages;
+    hits += r->cache_hits;
   }
   return {{"searches", rs.size()},
           {"qps", seconds > 0 ? rs.size() / seconds : 0},
           {"p50_ms", Percentile(lat, 0.5)},
           {"p90_ms", Percentile(lat, 0.9)},
           {"p99_ms", Percentile(lat, 0.99)},
-          {"pages_per_query", rs.empty() ? 0 : pages / rs.size()}};
+          {"pages_per_query", rs.empty() ? 0 : pages / rs.size()},
+          {"cache_hit_rate", pages + hits > 0 ? hits / (pages + hits) : 0}};
 }
 
 // Exact ground truth over rows [0, rows) less the deleted ones.
@@ -182,6 +187,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   o.flat_threshold = cfg.start;
   o.update_mode = *ParseUpdateMode(mode);
   o.in_place_threads = cfg.in_place_threads;
+  o.open.cache_mib = cfg.cache_mib;
   auto opened = Collection::Open(dir, o);
   Check(opened.status(), "open");
   Collection& c = **opened;
@@ -367,6 +373,7 @@ int Main(const Config& cfg) {
                    {"deletes", cfg.deletes}, {"batch", cfg.batch}, {"L", cfg.L}, {"k", cfg.k},
                    {"search_threads", cfg.search_threads}, {"insert_threads", cfg.insert_threads},
                    {"in_place_threads", cfg.in_place_threads}, {"max_pending", cfg.max_pending},
+                   {"cache_mib", cfg.cache_mib},
                    {"nproc", std::thread::hardware_concurrency()}, {"loadavg_start", LoadAvg()}};
   out["modes"] = json::array();
   for (const std::string& mode : cfg.modes) {
@@ -399,6 +406,8 @@ int main(int argc, char** argv) {
   app.add_option("--search-threads", cfg.search_threads, "Search threads");
   app.add_option("--insert-threads", cfg.insert_threads, "Writer threads");
   app.add_option("--in-place-threads", cfg.in_place_threads, "Applier threads (in place)");
+  app.add_option("--cache-mib", cfg.cache_mib,
+                 "Index cache in MiB: hot node records (buffered), hot edge pages (in place)");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");
   CLI11_PARSE(app, argc, argv);
   return strata::bench::Main(cfg);

@@ -21,19 +21,18 @@ EdgePageCache::EdgePageCache(std::size_t capacity, EdgeCachePolicy policy, std::
     : capacity_(std::max<std::size_t>(capacity, 8)),
       policy_(policy),
       window_capacity_(std::max<std::size_t>(1, capacity_ / 8)),
-      frames_(capacity_ * format::kSector),
+      bytes_(capacity_ * format::kSector),
+      frames_(capacity_),
       rng_(seed) {
   free_frames_.reserve(capacity_);
   for (std::size_t f = capacity_; f > 0; --f) free_frames_.push_back(static_cast<std::uint32_t>(f - 1));
-  entries_.reserve(capacity_ * 2);
   resident_.reserve(capacity_);
-  resident_index_.reserve(capacity_ * 2);
   hand_ = order_.end();
 }
 
 std::size_t EdgePageCache::size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return entries_.size();
+  return size_;
 }
 std::uint64_t EdgePageCache::hits() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -44,19 +43,18 @@ std::uint64_t EdgePageCache::misses() const {
   return misses_;
 }
 
-void EdgePageCache::AddResident(std::uint32_t page) {
-  resident_index_[page] = resident_.size();
-  resident_.push_back(page);
+void EdgePageCache::AddResident(std::uint32_t f) {
+  frames_[f].resident_at = static_cast<std::uint32_t>(resident_.size());
+  resident_.push_back(f);
 }
 
-void EdgePageCache::RemoveResident(std::uint32_t page) {
-  auto it = resident_index_.find(page);
-  if (it == resident_index_.end()) return;
-  const std::size_t i = it->second;
-  resident_index_.erase(it);
+void EdgePageCache::RemoveResident(std::uint32_t f) {
+  const std::uint32_t i = frames_[f].resident_at;
+  if (i == kNone) return;
+  frames_[f].resident_at = kNone;
   if (i + 1 != resident_.size()) {
     resident_[i] = resident_.back();
-    resident_index_[resident_[i]] = i;
+    frames_[resident_[i]].resident_at = i;
   }
   resident_.pop_back();
 }
@@ -67,15 +65,14 @@ std::uint32_t EdgePageCache::RandomResident() {
 
 bool EdgePageCache::Lookup(std::uint32_t page, std::byte* out) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = entries_.find(page);
-  if (it == entries_.end()) {
+  const std::uint32_t f = FrameOf(page);
+  if (f == kNone) {
     ++misses_;
     return false;
   }
   ++hits_;
-  Entry& e = it->second;
-  std::memcpy(out, frames_.data() + static_cast<std::size_t>(e.frame) * format::kSector,
-              format::kSector);
+  Frame& e = frames_[f];
+  std::memcpy(out, bytes_.data() + static_cast<std::size_t>(f) * format::kSector, format::kSector);
   switch (policy_) {
     case EdgeCachePolicy::kLru:
       order_.splice(order_.begin(), order_, e.order);
@@ -87,7 +84,7 @@ bool EdgePageCache::Lookup(std::uint32_t page, std::byte* out) {
       ++e.count;
       if (++accesses_since_decay_ >= 8 * capacity_) {
         // Aging: old popularity fades, so pages hot long ago can leave.
-        for (auto& [p, entry] : entries_) entry.count /= 2;
+        for (Frame& frame : frames_) frame.count /= 2;
         accesses_since_decay_ = 0;
       }
       break;
@@ -96,11 +93,10 @@ bool EdgePageCache::Lookup(std::uint32_t page, std::byte* out) {
         // Hit again while on probation: promoted to the main region.
         window_.erase(e.order);
         e.in_window = false;
-        AddResident(page);
-        std::size_t main = resident_.size();
-        if (main > capacity_ - window_capacity_) {
+        AddResident(f);
+        if (resident_.size() > capacity_ - window_capacity_) {
           std::uint32_t victim = RandomResident();
-          if (victim == page) victim = resident_[(resident_index_[page] + 1) % resident_.size()];
+          if (victim == f) victim = resident_[(e.resident_at + 1) % resident_.size()];
           Evict(victim);
         }
       }
@@ -109,21 +105,22 @@ bool EdgePageCache::Lookup(std::uint32_t page, std::byte* out) {
   return true;
 }
 
-void EdgePageCache::Evict(std::uint32_t page) {
-  auto it = entries_.find(page);
-  if (it == entries_.end()) return;
-  Entry& e = it->second;
+void EdgePageCache::Evict(std::uint32_t f) {
+  Frame& e = frames_[f];
+  if (e.page == kNone) return;
   if (policy_ == EdgeCachePolicy::kNavis && e.in_window) {
     window_.erase(e.order);
   } else {
-    RemoveResident(page);
+    RemoveResident(f);
     if (policy_ == EdgeCachePolicy::kLru || policy_ == EdgeCachePolicy::kClock) {
       if (hand_ == e.order) ++hand_;
       order_.erase(e.order);
     }
   }
-  free_frames_.push_back(e.frame);
-  entries_.erase(it);
+  frame_of_[e.page] = kNone;
+  e = Frame{};
+  free_frames_.push_back(f);
+  --size_;
 }
 
 std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
@@ -137,7 +134,7 @@ std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
     case EdgeCachePolicy::kClock:
       while (free_frames_.empty()) {
         if (hand_ == order_.end()) hand_ = order_.begin();
-        Entry& e = entries_.at(*hand_);
+        Frame& e = frames_[*hand_];
         if (e.referenced) {
           e.referenced = false;
           ++hand_;
@@ -153,7 +150,7 @@ std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
         std::uint32_t victim = RandomResident();
         for (std::size_t i = 1; i < kLfuSample; ++i) {
           const std::uint32_t c = RandomResident();
-          if (entries_.at(c).count < entries_.at(victim).count) victim = c;
+          if (frames_[c].count < frames_[victim].count) victim = c;
         }
         Evict(victim);
       }
@@ -166,40 +163,47 @@ std::uint32_t EdgePageCache::FreeFrame(bool for_window) {
 
 void EdgePageCache::Invalidate(std::uint32_t page) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (entries_.count(page) != 0) Evict(page);
+  const std::uint32_t f = FrameOf(page);
+  if (f != kNone) Evict(f);
 }
 
 void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
+  if (page == kNone) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (entries_.count(page) != 0) return;  // another thread read it meanwhile
+  if (FrameOf(page) != kNone) return;  // another thread read it meanwhile
+  if (page >= frame_of_.size()) {
+    // Grown by an eighth past the page: the edge file grows by appends.
+    frame_of_.resize(static_cast<std::size_t>(page) + 1 + page / 8, kNone);
+  }
   const bool window = policy_ == EdgeCachePolicy::kNavis;
-  const std::uint32_t frame = FreeFrame(window);
-  Entry e;
-  e.frame = frame;
-  std::memcpy(frames_.data() + static_cast<std::size_t>(frame) * format::kSector, sector,
+  const std::uint32_t f = FreeFrame(window);
+  Frame& e = frames_[f];
+  e.page = page;
+  std::memcpy(bytes_.data() + static_cast<std::size_t>(f) * format::kSector, sector,
               format::kSector);
   switch (policy_) {
     case EdgeCachePolicy::kNavis:
-      window_.push_front(page);
+      window_.push_front(f);
       e.order = window_.begin();
       e.in_window = true;
       break;
     case EdgeCachePolicy::kLru:
-      order_.push_front(page);
+      order_.push_front(f);
       e.order = order_.begin();
-      AddResident(page);
+      AddResident(f);
       break;
     case EdgeCachePolicy::kClock:
       // Behind the hand: the newest page is the last the sweep reaches.
-      e.order = order_.insert(hand_, page);
-      AddResident(page);
+      e.order = order_.insert(hand_, f);
+      AddResident(f);
       break;
     case EdgeCachePolicy::kLfu:
       e.count = 1;
-      AddResident(page);
+      AddResident(f);
       break;
   }
-  entries_.emplace(page, e);
+  frame_of_[page] = f;
+  ++size_;
 }
 
 }  // namespace strata::search

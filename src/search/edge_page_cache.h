@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <list>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "format/sector_file.h"
@@ -52,39 +51,51 @@ class EdgePageCache {
   std::size_t size() const;
   std::uint64_t hits() const;
   std::uint64_t misses() const;
+  // The frames and their bookkeeping (the page table adds 4 bytes per page
+  // of the edge file seen).
   std::size_t MemoryBytes() const { return capacity_ * (format::kSector + 64); }
 
  private:
-  struct Entry {
-    std::uint32_t frame = 0;
-    bool in_window = false;   // navis: still on probation
-    bool referenced = false;  // clock
-    std::uint32_t count = 0;  // lfu
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  // What a frame holds. Pages are found through a page-indexed table, not
+  // a hash map: a lookup is one load, and a miss under LFU (eight sampled
+  // victims) costs no hashing at all.
+  struct Frame {
+    std::uint32_t page = kNone;  // kNone: free
+    bool in_window = false;      // navis: still on probation
+    bool referenced = false;     // clock
+    std::uint32_t count = 0;     // lfu
+    std::uint32_t resident_at = kNone;  // index in resident_
     std::list<std::uint32_t>::iterator order;  // lru / clock / navis window position
   };
-  // Removes `page` and returns its frame to the free list.
-  void Evict(std::uint32_t page);
+  std::uint32_t FrameOf(std::uint32_t page) const {
+    return page < frame_of_.size() ? frame_of_[page] : kNone;
+  }
+  // Removes frame `f`'s page and returns the frame to the free list.
+  void Evict(std::uint32_t f);
   // Evicts per policy until a frame is free for the main region (or, for
   // navis, the window) and returns it.
   std::uint32_t FreeFrame(bool for_window);
   std::uint32_t RandomResident();
-  void AddResident(std::uint32_t page);
-  void RemoveResident(std::uint32_t page);
+  void AddResident(std::uint32_t f);
+  void RemoveResident(std::uint32_t f);
 
   const std::size_t capacity_;
   const EdgeCachePolicy policy_;
   const std::size_t window_capacity_;  // navis only
   mutable std::mutex mu_;
-  std::vector<std::byte> frames_;  // capacity_ * kSector
+  std::vector<std::byte> bytes_;  // capacity_ * kSector
+  std::vector<Frame> frames_;     // capacity_
   std::vector<std::uint32_t> free_frames_;
-  std::unordered_map<std::uint32_t, Entry> entries_;
+  std::vector<std::uint32_t> frame_of_;  // page -> frame or kNone; grows with the pages seen
+  std::size_t size_ = 0;
+  // Lists of frames.
   std::list<std::uint32_t> order_;   // lru: most recent first; clock: the ring
   std::list<std::uint32_t>::iterator hand_;  // clock
   std::list<std::uint32_t> window_;  // navis: newest first
-  // Pages of the main region (every page but navis's window), for random
+  // Frames of the main region (every page but navis's window), for random
   // and sampled victims.
   std::vector<std::uint32_t> resident_;
-  std::unordered_map<std::uint32_t, std::size_t> resident_index_;
   std::uint64_t accesses_since_decay_ = 0;
   std::uint64_t rng_;
   std::uint64_t hits_ = 0, misses_ = 0;
