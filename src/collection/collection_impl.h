@@ -85,6 +85,11 @@ struct Collection::Impl {
   std::vector<unsigned> background_cpus;
   // Puts the calling background thread on background_cpus.
   void PlaceBackgroundThread() const;
+  // For the threads that fold writes into the index (merges, the in-place
+  // applier): a lower priority (nice 10; the build threads a merge starts
+  // inherit it) and background_cpus, so that searches keep their share of
+  // the cores whichever update mode feeds the index.
+  void YieldToSearches() const;
   // Durability::kSync: group commit. A write appends its batch to the log
   // unsynced under write_mu, applies it to RAM, releases write_mu, and then
   // waits in SyncThrough for one fsync that covers it: the writers that

@@ -247,8 +247,10 @@ Status Collection::Impl::RepairOne(bool* repaired) {
 
 void Collection::Impl::ApplierLoop() {
   // Seeks run on every applier thread at once; the graph takes their
-  // structural updates one at a time.
-  PlaceBackgroundThread();
+  // structural updates one at a time. The applier yields to searches as
+  // merges do (a buffered collection's writes reach its index at the same
+  // priority).
+  YieldToSearches();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (!stopping) {
     applier_cv.wait_for(lock, std::chrono::milliseconds(20));

@@ -16,8 +16,6 @@
 // than half dead, streaming_merge off) the index is rebuilt from the
 // snapshot's live vectors.
 #include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -435,8 +433,7 @@ void Collection::Impl::MergeLoop() {
   // Merges yield to searches: a lower priority for this thread (and the
   // build threads it starts, which inherit it and its CPUs), off the CPUs
   // that take the disk's interrupts.
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-  PlaceBackgroundThread();
+  YieldToSearches();
   std::unique_lock<std::mutex> lock(bg_mu);
   while (true) {
     bg_cv.wait(lock, [this] { return stopping || merges_stopped || merge_wanted; });

@@ -3,6 +3,8 @@
 // and the log-sync thread.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rocksdb/options.h>
@@ -354,6 +356,11 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
 void Collection::Impl::PlaceBackgroundThread() const {
   // Best effort: a thread left where it was only costs speed.
   if (!background_cpus.empty()) (void)SetCurrentThreadCpus(background_cpus);
+}
+
+void Collection::Impl::YieldToSearches() const {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+  PlaceBackgroundThread();
 }
 
 Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state) {

@@ -167,7 +167,14 @@ void EdgePageCache::Invalidate(std::uint32_t page) {
   if (f != kNone) Evict(f);
 }
 
-void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
+std::uint32_t EdgePageCache::Heat(std::uint32_t page) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::uint32_t f = FrameOf(page);
+  if (f == kNone) return 0;
+  return policy_ == EdgeCachePolicy::kLfu ? std::max<std::uint32_t>(1, frames_[f].count) : 1;
+}
+
+void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector, std::uint32_t heat) {
   if (page == kNone) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (FrameOf(page) != kNone) return;  // another thread read it meanwhile
@@ -175,7 +182,10 @@ void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
     // Grown by an eighth past the page: the edge file grows by appends.
     frame_of_.resize(static_cast<std::size_t>(page) + 1 + page / 8, kNone);
   }
-  const bool window = policy_ == EdgeCachePolicy::kNavis;
+  const bool window = policy_ == EdgeCachePolicy::kNavis && heat == 0;
+  if (policy_ == EdgeCachePolicy::kNavis && !window && resident_.size() >= capacity_ - window_capacity_) {
+    Evict(RandomResident());  // the main region makes room, as for a promotion
+  }
   const std::uint32_t f = FreeFrame(window);
   Frame& e = frames_[f];
   e.page = page;
@@ -183,9 +193,13 @@ void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
               format::kSector);
   switch (policy_) {
     case EdgeCachePolicy::kNavis:
-      window_.push_front(f);
-      e.order = window_.begin();
-      e.in_window = true;
+      if (window) {
+        window_.push_front(f);
+        e.order = window_.begin();
+        e.in_window = true;
+      } else {
+        AddResident(f);
+      }
       break;
     case EdgeCachePolicy::kLru:
       order_.push_front(f);
@@ -198,7 +212,7 @@ void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector) {
       AddResident(f);
       break;
     case EdgeCachePolicy::kLfu:
-      e.count = 1;
+      e.count = std::max<std::uint32_t>(1, heat);
       AddResident(f);
       break;
   }

@@ -40,8 +40,14 @@ class EdgePageCache {
   // Copies page `page` into `out` (kSector bytes) if cached; counts the hit
   // or miss.
   bool Lookup(std::uint32_t page, std::byte* out);
-  // A page just read from SSD (and verified): the policy decides whether to keep it.
-  void Offer(std::uint32_t page, const std::byte* sector);
+  // A page just read from SSD (and verified): the policy decides whether to
+  // keep it. `heat` > 0: a page an in-place update wrote in place of cached
+  // ones (their lists moved to it), admitted as they were: LFU starts it at
+  // that count, navis skips the admission window.
+  void Offer(std::uint32_t page, const std::byte* sector, std::uint32_t heat = 0);
+  // 0 when `page` is not cached, else how hot it is (its LFU count; 1 under
+  // the other policies), for an updater moving its lists (Offer's heat).
+  std::uint32_t Heat(std::uint32_t page) const;
   // Drops `page` if cached: an in-place updater is about to rewrite it (a
   // page is reused only once no search that read its old content runs, so
   // no stale copy is offered after this).

@@ -76,6 +76,32 @@ TEST(EdgePageCache, LfuKeepsFrequentPages) {
   EXPECT_GE(kept, 6);
 }
 
+// An in-place update moves hot lists to new pages: a page offered with the
+// heat of the page it replaces is kept as that page was (LFU: its count;
+// navis: straight into the main region), through a scan of one-off pages.
+TEST(EdgePageCache, MovedHotPagesStayHot) {
+  for (EdgeCachePolicy policy : {EdgeCachePolicy::kLfu, EdgeCachePolicy::kNavis}) {
+    EdgePageCache cache(64, policy);
+    for (int round = 0; round < 20; ++round) {
+      for (std::uint32_t p = 0; p < 4; ++p) Access(cache, p);
+    }
+    EXPECT_EQ(cache.Heat(5000), 0u);
+    for (std::uint32_t p = 0; p < 4; ++p) {
+      const std::uint32_t heat = cache.Heat(p);
+      ASSERT_GT(heat, 0u) << p;
+      if (policy == EdgeCachePolicy::kLfu) EXPECT_GE(heat, 10u);
+      const Page moved = PageOf(p + 50);
+      cache.Offer(p + 50, moved.data(), heat);
+      cache.Invalidate(p);  // every list left it
+      EXPECT_EQ(cache.Heat(p), 0u);
+    }
+    for (std::uint32_t p = 100; p < 1000; ++p) Access(cache, p);  // one-off pages
+    int kept = 0;
+    for (std::uint32_t p = 50; p < 54; ++p) kept += Access(cache, p) ? 1 : 0;
+    EXPECT_GE(kept, 3) << static_cast<int>(policy);
+  }
+}
+
 TEST(EdgePageCache, NavisWindowKeepsTheHotSetThroughOneOffScans) {
   // Pages re-read soon after their first read (the hot set near the entry
   // points) are promoted out of the window; later scans of pages read once

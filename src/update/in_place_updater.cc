@@ -521,6 +521,22 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
   }
   STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
   give_back.done = true;
+  if (layout_->cache) {
+    // Out-of-place writes give hot lists new page numbers: a new page
+    // enters the cache as hot as the hottest cached page its lists left,
+    // so the hot set follows its lists (NAVIS updates cached pages in
+    // place; here they move). Nothing names the new pages before Publish.
+    for (std::size_t p = 0; p < pages; ++p) {
+      std::uint32_t heat = 0;
+      for (std::uint32_t s = 0; s < spp && p * spp + s < lists.size(); ++s) {
+        const std::uint32_t v = lists[p * spp + s].vertex;
+        if (v >= growth().count()) continue;  // the new vertex: no old page
+        const std::uint32_t old_page = layout_->Location(v).page;
+        if (old_page != 0) heat = std::max(heat, layout_->cache->Heat(old_page));
+      }
+      if (heat > 0) layout_->cache->Offer(taken[p], buffers_.buffer(p), heat);
+    }
+  }
   stats->edge_pages_written += static_cast<std::uint32_t>(pages);
   stats->lists_written += static_cast<std::uint32_t>(lists.size());
   stats->bytes_written += batch.size() * format::kSector;
@@ -693,6 +709,11 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
     }
   }
   if (!emptied.empty()) {
+    // A page no list is on any more only holds a cache frame: searches that
+    // still walk it read it from the SSD, where it stays until reused.
+    if (layout_->cache) {
+      for (std::uint32_t page : emptied) layout_->cache->Invalidate(page);
+    }
     const std::uint64_t epoch = growth().epochs().Retire();
     for (std::uint32_t page : emptied) free_.push_back({page, epoch});
   }
