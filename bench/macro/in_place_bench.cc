@@ -45,7 +45,7 @@ struct Config {
   std::string index, decoupled, base, queries, json, fresh_index, fresh_decoupled;
   std::uint64_t start = 0, end = 0;
   std::uint32_t L = 50, k = 10, search_threads = 1;
-  std::uint32_t insert_L = 64, exact_neighbours = 16, insert_W = 8, insert_threads = 1;
+  std::uint32_t insert_L = 64, exact_neighbours = 8, insert_W = 8, insert_threads = 1;
   bool no_entrance = false;
   std::uint32_t rerank_group = 0, cache_mib = 0;
   std::string cache_policy = "lfu";

@@ -65,7 +65,7 @@ struct InPlaceOptions {
   std::uint32_t beam_width = 8;
   // Candidates of the position seeking given exact distances (NAVIS's
   // speculative re-rank of the explored set; the rest keep code distances).
-  std::uint32_t exact_neighbours = 16;
+  std::uint32_t exact_neighbours = 8;
   float alpha = 1.2f;
   // The entrance graph (the index's MemGraph) follows the inserts: one new
   // vertex in `entrance_every` joins it (0: the share the index was built
