@@ -89,7 +89,9 @@ TEST(EdgePageCache, MovedHotPagesStayHot) {
     for (std::uint32_t p = 0; p < 4; ++p) {
       const std::uint32_t heat = cache.Heat(p);
       ASSERT_GT(heat, 0u) << p;
-      if (policy == EdgeCachePolicy::kLfu) EXPECT_GE(heat, 10u);
+      if (policy == EdgeCachePolicy::kLfu) {
+        EXPECT_GE(heat, 10u);
+      }
       const Page moved = PageOf(p + 50);
       cache.Offer(p + 50, moved.data(), heat);
       cache.Invalidate(p);  // every list left it
