@@ -57,6 +57,7 @@ struct Config {
   std::uint64_t max_pending = 0;
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
+  std::uint32_t in_place_L = 64;
   double search_seconds = 10;
 };
 
@@ -187,6 +188,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   o.flat_threshold = cfg.start;
   o.update_mode = *ParseUpdateMode(mode);
   o.in_place_threads = cfg.in_place_threads;
+  o.in_place_L = cfg.in_place_L;
   o.open.cache_mib = cfg.cache_mib;
   auto opened = Collection::Open(dir, o);
   Check(opened.status(), "open");
@@ -235,7 +237,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
     std::vector<VectorId> ids;
     for (std::uint64_t s = next.fetch_add(cfg.batch); s < cfg.end; s = next.fetch_add(cfg.batch)) {
       while (throttle && c.Stats().pending > cfg.max_pending) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // Stats() lists the files
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Stats() lists the files
       }
       const std::uint64_t e = std::min(cfg.end, s + cfg.batch);
       ids.resize(e - s);
@@ -372,7 +374,8 @@ int Main(const Config& cfg) {
   out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end},
                    {"deletes", cfg.deletes}, {"batch", cfg.batch}, {"L", cfg.L}, {"k", cfg.k},
                    {"search_threads", cfg.search_threads}, {"insert_threads", cfg.insert_threads},
-                   {"in_place_threads", cfg.in_place_threads}, {"max_pending", cfg.max_pending},
+                   {"in_place_threads", cfg.in_place_threads},
+                   {"in_place_L", cfg.in_place_L}, {"max_pending", cfg.max_pending},
                    {"cache_mib", cfg.cache_mib},
                    {"nproc", std::thread::hardware_concurrency()}, {"loadavg_start", LoadAvg()}};
   out["modes"] = json::array();
@@ -406,6 +409,7 @@ int main(int argc, char** argv) {
   app.add_option("--search-threads", cfg.search_threads, "Search threads");
   app.add_option("--insert-threads", cfg.insert_threads, "Writer threads");
   app.add_option("--in-place-threads", cfg.in_place_threads, "Applier threads (in place)");
+  app.add_option("--in-place-L", cfg.in_place_L, "Position seeking's list size (in place)");
   app.add_option("--cache-mib", cfg.cache_mib,
                  "Index cache in MiB: hot node records (buffered), hot edge pages (in place)");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");

@@ -130,6 +130,10 @@ struct CollectionOptions {
   // Applier threads: their position seeking runs at once, the graph's
   // structural updates one at a time.
   unsigned in_place_threads = 1;
+  // Position seeking's list size (also a repair's search). 64, not the
+  // build's L (125): on synth1m 500k it keeps recall after inserts equal to a
+  // fresh build's at half the seek (bench/results/collection_update_*).
+  std::uint32_t in_place_L = 64;
 
   // Below this many live vectors no SSD index exists and a search is an exact
   // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).

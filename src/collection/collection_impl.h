@@ -182,8 +182,10 @@ struct Collection::Impl {
   std::atomic<std::uint64_t> in_place_repairs{0};
   void ApplierLoop();
   void WakeApplier();
-  // With write_mu held: a new pending set without the applied entries, when
-  // they are most of it.
+  // With write_mu held: whether the applied entries are enough, and most of
+  // the set, to drop them; and a new pending set without them, when they are
+  // (and no entry is being applied: claims name positions in the set).
+  bool RotationDue() const;
   Status RotatePending();
 
   CollectionSnapshot Snapshot() const {

@@ -53,7 +53,7 @@ Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
   setup.graph.capacity = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(0xFFFFFFF0u, base + appended + std::max(base, kMinHeadroom)));
   setup.graph.R = stored.graph.R;
-  setup.graph.L = stored.graph.L;
+  setup.graph.L = options.in_place_L;
   setup.graph.alpha = stored.graph.alpha;
   setup.threads = options.merge_threads;
   if (journal != nullptr) {
@@ -85,10 +85,15 @@ void Collection::Impl::WakeApplier() {
   if (in_place()) applier_cv.notify_one();
 }
 
+bool Collection::Impl::RotationDue() const {
+  return pending_applied >= kRotateApplied &&
+         pending_applied * 2ull >= current().pending->size();
+}
+
 Status Collection::Impl::RotatePending() {
+  if (!applying.empty() || !RotationDue()) return Status::OK();
   const CollectionState& cur = current();
   const collection::PendingSet& p = *cur.pending;
-  if (pending_applied < kRotateApplied || pending_applied * 2ull < p.size()) return Status::OK();
   std::uint64_t visible = 0;
   {
     std::lock_guard<std::mutex> lock(state_mu);
@@ -113,6 +118,7 @@ Status Collection::Impl::RotatePending() {
   pending_applied = 0;
   pending_claimed = 0;
   Publish(std::move(next), 0);
+  applier_cv.notify_all();  // appliers that held back for the rotation
   return Status::OK();
 }
 
@@ -130,6 +136,14 @@ Status Collection::Impl::ApplyOne(bool* applied) {
       if (MergeDue()) RequestMerge();
       return Status::OK();
     }
+    // A set left to grow with applied entries slows every search's scan
+    // of it (and past kInPlaceScanOnly takes the indexer's CPU): with
+    // several appliers one is nearly always mid-apply, so new claims wait
+    // for those in flight to finish and the last one out rotates.
+    if (RotationDue()) {
+      if (!applying.empty()) return Status::OK();
+      STRATA_RETURN_IF_ERROR(RotatePending());
+    }
     st = state;
     const collection::PendingSet& p = *st->pending;
     pos = std::max(pending_applied, pending_claimed);
@@ -138,7 +152,7 @@ Status Collection::Impl::ApplyOne(bool* applied) {
     }
     pending_claimed = pos;
     if (applying.empty()) pending_applied = pos;
-    if (pos >= p.size()) return applying.empty() ? RotatePending() : Status::OK();
+    if (pos >= p.size()) return RotatePending();
     pending_claimed = pos + 1;
     applying.insert(pos);
     id = p.id(pos);
@@ -208,7 +222,7 @@ Status Collection::Impl::ApplyOne(bool* applied) {
   in_place_inserts++;
   *applied = true;
   if (st->version->full() && MergeDue()) RequestMerge();
-  return applying.empty() ? RotatePending() : Status::OK();
+  return RotatePending();
 }
 
 Status Collection::Impl::RepairOne(bool* repaired) {

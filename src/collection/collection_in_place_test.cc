@@ -106,7 +106,9 @@ double Recall(const Collection& c, const Model& m, std::mt19937_64& rng, int que
       auto it = m.live.find(h.id);
       EXPECT_TRUE(it != m.live.end()) << "returned id " << h.id << " is not live";
       EXPECT_TRUE(seen.insert(h.id).second) << "id " << h.id << " returned twice";
-      if (it != m.live.end()) EXPECT_NEAR(h.distance, Distance(query, it->second), 1e-3);
+      if (it != m.live.end()) {
+        EXPECT_NEAR(h.distance, Distance(query, it->second), 1e-3);
+      }
       hit += truth.count(h.id);
     }
     total += static_cast<double>(want.size());
@@ -257,6 +259,12 @@ TEST(CollectionInPlace, OptionsItCannotServeAreRefused) {
   EXPECT_EQ(Collection::Open(dir.File("b"), o).status().code(), StatusCode::kInvalidArgument);
   o = InPlaceOptions();
   o.in_place_rebuild_dead_ratio = 0;
+  EXPECT_EQ(Collection::Open(dir.File("c"), o).status().code(), StatusCode::kInvalidArgument);
+  o = InPlaceOptions();
+  o.in_place_L = 4;
+  EXPECT_EQ(Collection::Open(dir.File("c"), o).status().code(), StatusCode::kInvalidArgument);
+  o = InPlaceOptions();
+  o.in_place_threads = 0;
   EXPECT_EQ(Collection::Open(dir.File("c"), o).status().code(), StatusCode::kInvalidArgument);
   // The mode is stored: reopening with the other one is an error.
   ASSERT_TRUE(Collection::Open(dir.File("d"), InPlaceOptions()).ok());
