@@ -58,6 +58,7 @@ struct Config {
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
   std::uint32_t in_place_L = 64;
+  bool compaction = true;
   double search_seconds = 10;
 };
 
@@ -189,6 +190,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   o.update_mode = *ParseUpdateMode(mode);
   o.in_place_threads = cfg.in_place_threads;
   o.in_place_L = cfg.in_place_L;
+  o.in_place_compaction = cfg.compaction;
   o.open.cache_mib = cfg.cache_mib;
   auto opened = Collection::Open(dir, o);
   Check(opened.status(), "open");
@@ -298,6 +300,9 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
                    {"in_place_repairs_at_indexed", st.in_place_repairs},
                    {"in_place_repairs_queued_at_indexed", st.in_place_repairs_queued},
                    {"in_place_repairs", repaired.in_place_repairs},
+                   {"in_place_compactions", repaired.in_place_compactions},
+                   {"in_place_edge_pages", repaired.in_place_edge_pages},
+                   {"in_place_live_edge_pages", repaired.in_place_live_edge_pages},
                    {"repaired_seconds", repaired_s},
                    {"sustained_with_repairs_per_second", n / repaired_s},
                    {"ram_mib", st.ram_bytes / 1048576.0},
@@ -375,7 +380,7 @@ int Main(const Config& cfg) {
                    {"deletes", cfg.deletes}, {"batch", cfg.batch}, {"L", cfg.L}, {"k", cfg.k},
                    {"search_threads", cfg.search_threads}, {"insert_threads", cfg.insert_threads},
                    {"in_place_threads", cfg.in_place_threads},
-                   {"in_place_L", cfg.in_place_L}, {"max_pending", cfg.max_pending},
+                   {"in_place_L", cfg.in_place_L}, {"compaction", cfg.compaction}, {"max_pending", cfg.max_pending},
                    {"cache_mib", cfg.cache_mib},
                    {"nproc", std::thread::hardware_concurrency()}, {"loadavg_start", LoadAvg()}};
   out["modes"] = json::array();
@@ -410,6 +415,7 @@ int main(int argc, char** argv) {
   app.add_option("--insert-threads", cfg.insert_threads, "Writer threads");
   app.add_option("--in-place-threads", cfg.in_place_threads, "Applier threads (in place)");
   app.add_option("--in-place-L", cfg.in_place_L, "Position seeking's list size (in place)");
+  app.add_option("--compaction", cfg.compaction, "Keep edge pages full (in place): 1 or 0");
   app.add_option("--cache-mib", cfg.cache_mib,
                  "Index cache in MiB: hot node records (buffered), hot edge pages (in place)");
   app.add_option("--search-seconds", cfg.search_seconds, "Search-only phases' length");

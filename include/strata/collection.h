@@ -134,6 +134,12 @@ struct CollectionOptions {
   // build's L (125): on synth1m 500k it keeps recall after inserts equal to a
   // fresh build's at half the seek (bench/results/collection_update_*).
   std::uint32_t in_place_L = 64;
+  // Keep the edge pages full: inserts take along the few lists left on the
+  // pages they empty, and the applier repacks sparse pages when the pages
+  // lists are on exceed the fewest that hold them by a quarter. Off: inserts
+  // are faster, the edge file grows by about two pages an insert and
+  // searches fetch emptier pages.
+  bool in_place_compaction = true;
 
   // Below this many live vectors no SSD index exists and a search is an exact
   // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).
@@ -275,6 +281,9 @@ struct CollectionStats {
   std::uint64_t in_place_inserts = 0;
   std::uint64_t in_place_repairs = 0;  // deleted rows whose in-neighbours were re-linked
   std::uint64_t in_place_repairs_queued = 0;  // ... and those still to be (the applier's backlog)
+  std::uint64_t in_place_compactions = 0;  // sparse edge pages repacked (InPlaceGraph::PrepareCompaction)
+  std::uint64_t in_place_edge_pages = 0;   // pages of the edge file, and those a list is on
+  std::uint64_t in_place_live_edge_pages = 0;
   std::uint64_t in_place_capacity_left = 0;
   std::uint64_t disk_bytes = 0;     // index files + RocksDB files
   std::uint64_t last_sequence = 0;  // number of the last applied write

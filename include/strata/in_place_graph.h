@@ -48,6 +48,10 @@ struct InPlaceGraphOptions {
   // with joins it, 64 at a time, in a graph built aside and swapped in
   // (NAVIS's live entrance graph). False: it stays as built.
   bool entrance_updates = true;
+  // Inserts take along the few lists left on the pages their changed lists
+  // leave (SweepLeftovers), so those pages empty at once. False: only the
+  // changed lists move (compaction by PrepareCompaction is the owner's call).
+  bool sweep_leftovers = true;
   // Searches leave deleted rows out of their results. An owner that
   // decides what is live through the search's IdFilter turns this off.
   bool search_hides_deleted = true;
@@ -133,6 +137,13 @@ class InPlaceGraph {
   // not deleted.
   static constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
   Status PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out);
+  // Compaction of sparse edge pages, when the pages lists are on exceed the
+  // fewest that could hold them by a quarter: the lists of a neighbourhood
+  // of sparse pages rewritten onto full pages, neighbours together, so the
+  // pages they leave are reused and a walk fetches full pages. Two steps as
+  // Prepare/Commit (out->vertex is kNoVertex); empty out->moves when none is
+  // due.
+  Status PrepareCompaction(PreparedInPlaceInsert* out);
   // fdatasync of the layout's files (before a journal write that must
   // survive power loss).
   Status Sync();
@@ -151,6 +162,7 @@ class InPlaceGraph {
   std::size_t code_size() const;
   std::uint64_t edge_pages() const;   // edge pages in the file
   std::uint64_t free_edge_pages() const;  // pages whose lists have all moved, to be reused
+  std::uint64_t live_edge_pages() const;  // pages some current list is on (writer's view)
 
  private:
   struct State;

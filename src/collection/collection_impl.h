@@ -180,6 +180,16 @@ struct Collection::Impl {
   // journalled as an insert's moves are. `repaired` says whether one was.
   Status RepairOne(bool* repaired);
   std::atomic<std::uint64_t> in_place_repairs{0};
+  // Repacks sparse edge pages when the graph says it is due (InPlaceGraph::
+  // PrepareCompaction), journalled as a repair is. `compacted` says whether
+  // it did.
+  Status CompactOne(bool* compacted);
+  std::atomic<std::uint64_t> in_place_compactions{0};
+  // With the prepared moves' writer lock held: syncs the pages (sync mode),
+  // journals the moves in one batch and publishes them, unless the version
+  // `st` is no longer current.
+  Status JournalAndCommitMoves(const CollectionState& st, PreparedInPlaceInsert* prepared,
+                               const char* what);
   void ApplierLoop();
   void WakeApplier();
   // With write_mu held: whether the applied entries are enough, and most of

@@ -54,6 +54,7 @@ Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
       std::min<std::uint64_t>(0xFFFFFFF0u, base + appended + std::max(base, kMinHeadroom)));
   setup.graph.R = stored.graph.R;
   setup.graph.L = options.in_place_L;
+  setup.graph.sweep_leftovers = options.in_place_compaction;
   setup.graph.alpha = stored.graph.alpha;
   setup.threads = options.merge_threads;
   if (journal != nullptr) {
@@ -246,16 +247,44 @@ Status Collection::Impl::RepairOne(bool* repaired) {
     graph.Commit(&prepared);
     return Status::OK();
   }
+  STRATA_RETURN_IF_ERROR(JournalAndCommitMoves(*st, &prepared, "in-place repair: journal"));
+  in_place_repairs++;
+  return Status::OK();
+}
+
+Status Collection::Impl::CompactOne(bool* compacted) {
+  *compacted = false;
+  std::shared_ptr<const CollectionState> st;
+  {
+    std::lock_guard<std::mutex> lock(write_mu);
+    if (merging || !state || !state->version || !state->version->in_place()) return Status::OK();
+    st = state;
+  }
+  InPlaceGraph& graph = *st->version->graph();
+  PreparedInPlaceInsert prepared;  // holds the graph's writer lock until Commit
+  STRATA_RETURN_IF_ERROR(graph.PrepareCompaction(&prepared));
+  if (prepared.moves.empty()) {
+    graph.Commit(&prepared);
+    return Status::OK();
+  }
+  *compacted = true;
+  STRATA_RETURN_IF_ERROR(JournalAndCommitMoves(*st, &prepared, "in-place compaction: journal"));
+  in_place_compactions++;
+  return Status::OK();
+}
+
+Status Collection::Impl::JournalAndCommitMoves(const CollectionState& st,
+                                               PreparedInPlaceInsert* prepared, const char* what) {
+  InPlaceGraph& graph = *st.version->graph();
   if (group_commit) STRATA_RETURN_IF_ERROR(graph.Sync());
   std::lock_guard<std::mutex> lock(write_mu);
-  if (state->version != st->version) return Status::OK();  // rebuilt meanwhile
+  if (state->version != st.version) return Status::OK();  // rebuilt meanwhile
   rocksdb::WriteBatch batch;
-  collection::JournalMoves(st->version->number(), prepared.moves, &batch);
+  collection::JournalMoves(st.version->number(), prepared->moves, &batch);
   rocksdb::WriteOptions wo = write_options;
   wo.sync = group_commit;
-  STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), "in-place repair: journal"));
-  graph.Commit(&prepared);
-  in_place_repairs++;
+  STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), what));
+  graph.Commit(prepared);
   return Status::OK();
 }
 
@@ -271,13 +300,18 @@ void Collection::Impl::ApplierLoop() {
     if (stopping) break;
     lock.unlock();
     // Writes first; every fourth step (or when none is pending) a deleted
-    // row's repair, so repairs neither starve nor hold writes back.
+    // row's repair, and two steps later a compaction when one is due, so
+    // neither starves nor holds writes back.
     std::uint64_t steps = 0;
     while (true) {
-      bool applied = false, repaired = false;
+      bool applied = false, repaired = false, compacted = false;
+      ++steps;
       Status st = ApplyOne(&applied);
-      if (st.ok() && (!applied || ++steps % 4 == 0)) st = RepairOne(&repaired);
-      applied = applied || repaired;
+      if (st.ok() && (!applied || steps % 4 == 0)) st = RepairOne(&repaired);
+      if (st.ok() && options.in_place_compaction && (!applied || steps % 4 == 2)) {
+        st = CompactOne(&compacted);
+      }
+      applied = applied || repaired || compacted;
       if (!st.ok()) {
         {
           std::lock_guard<std::mutex> wl(write_mu);

@@ -471,6 +471,7 @@ CollectionStats Collection::Stats() const {
   s.update_mode = m.stored.update_mode;
   s.in_place_inserts = m.in_place_inserts.load();
   s.in_place_repairs = m.in_place_repairs.load();
+  s.in_place_compactions = m.in_place_compactions.load();
   if (s.index_type == "graph") {
     s.graph_R = m.stored.graph.R;
     s.graph_L = m.stored.graph.L;
@@ -487,6 +488,8 @@ CollectionStats Collection::Stats() const {
     if (v.in_place()) {
       s.in_place_capacity_left = v.graph()->capacity() - v.graph()->num_vertices();
       s.in_place_repairs_queued = v.RepairsQueued();
+      s.in_place_edge_pages = v.graph()->edge_pages();
+      s.in_place_live_edge_pages = v.graph()->live_edge_pages();
     }
   }
   const std::uint64_t indexed_live = s.indexed - s.deleted;

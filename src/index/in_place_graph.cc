@@ -45,6 +45,7 @@ Result<std::unique_ptr<InPlaceGraph>> InPlaceGraph::Open(const std::string& inde
   u.exact_neighbours = options.exact_neighbours;
   u.alpha = options.alpha;
   u.entrance_updates = options.entrance_updates;
+  u.sweep_leftovers = options.sweep_leftovers;
   u.io.engine = open.io_engine;
   STRATA_ASSIGN_OR_RETURN(state->updater,
                           update::InPlaceUpdater::Create(impl.data, &*impl.decoupled, u,
@@ -101,6 +102,22 @@ Status InPlaceGraph::PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out
   return Status::OK();
 }
 
+Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out) {
+  std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
+  update::PreparedInsert p;
+  STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p));
+  out->writer_lock = std::move(lock);
+  out->vertex = kNoVertex;
+  out->row = 0;
+  out->moves.clear();
+  for (const update::ListMove& m : p.moves) {
+    out->moves.push_back({m.vertex, m.location.page, m.location.slot});
+  }
+  out->code.clear();
+  out->report = ToReport(p.stats);
+  return Status::OK();
+}
+
 void InPlaceGraph::Commit(PreparedInPlaceInsert* prepared) {
   update::PreparedInsert p;
   p.vertex = prepared->vertex;
@@ -139,5 +156,9 @@ std::uint64_t InPlaceGraph::num_rows() const {
 
 std::uint64_t InPlaceGraph::edge_pages() const { return state_->updater->num_pages(); }
 std::uint64_t InPlaceGraph::free_edge_pages() const { return state_->updater->free_pages(); }
+std::uint64_t InPlaceGraph::live_edge_pages() const {
+  std::lock_guard<std::mutex> lock(state_->updater->writer_mutex());
+  return state_->updater->live_pages();
+}
 
 }  // namespace strata

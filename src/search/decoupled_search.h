@@ -122,6 +122,8 @@ class DecoupledSearchContext {
   // vouches that the page has not been rewritten since.
   bool KeptList(std::uint32_t vertex, format::EdgeLocation loc,
                 std::vector<std::uint32_t>* ids) const;
+  // An edge page the last query fetched and kept (its sector), or null.
+  const std::byte* KeptPage(std::uint32_t page) const;
 
   IoEngine engine() const { return queue_->engine(); }
 
@@ -153,8 +155,6 @@ class DecoupledSearchContext {
   void Seed(const SearchParams& params, QueryStats* stats);
   void Offer(std::span<const std::uint32_t> vertices, QueryStats* stats);
   Status Walk(const SearchParams& params, QueryStats* stats);
-  // The page of a fetched vertex kept this query, or null.
-  const std::byte* KeptPage(std::uint32_t page) const;
   // Expands `vertex`, whose list is at `loc`, from its (kept) page: its
   // neighbours into the list.
   Status Expand(std::uint32_t vertex, format::EdgeLocation loc, const std::byte* sector,

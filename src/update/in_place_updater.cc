@@ -148,7 +148,11 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
     if (loc.page != 0) ++u->live_[loc.page];
   }
   for (std::uint32_t p = 1; p < u->next_page_; ++p) {
-    if (u->live_[p] == 0) u->free_.push_back({p, 0});
+    if (u->live_[p] == 0) {
+      u->free_.push_back({p, 0});
+    } else {
+      ++u->live_page_count_;
+    }
   }
   // The vector file's last sector, when new slots will share it (Replay
   // has read and checked it already for a grown file).
@@ -320,12 +324,6 @@ void InPlaceUpdater::ExtendEntrance() {
   if (extended.ok()) {
     growth().set_entrance(std::make_shared<const search::MemGraph>(std::move(*extended)));
   }
-}
-
-std::uint64_t InPlaceUpdater::live_pages() const {
-  std::uint64_t n = 0;
-  for (std::size_t p = 1; p < live_.size(); ++p) n += live_[p] != 0;
-  return n;
 }
 
 void InPlaceUpdater::Decode(std::span<const std::uint32_t> vertices, float* out) const {
@@ -632,6 +630,7 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
     }
     lists_.push_back(std::move(list));
   }
+  if (options_.sweep_leftovers) SweepLeftovers(*seek, stats);
   stats->prune_us += timer.ElapsedMicros();
 
   // 4. Out of place: the vector, then every changed list on fresh pages.
@@ -672,7 +671,7 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
       layout_->SetLocation(moves[i].vertex, moves[i].location);
       if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
     }
-    ++live_[moves[i].location.page];
+    if (live_[moves[i].location.page]++ == 0) ++live_page_count_;
   }
   if (!emptied.empty()) {
     // A page no list is on any more only holds a cache frame: searches that
@@ -682,6 +681,7 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
     }
     const std::uint64_t epoch = growth().epochs().Retire();
     for (std::uint32_t page : emptied) free_.push_back({page, epoch});
+    live_page_count_ -= emptied.size();
   }
   prepared.stats.publish_us = timer.ElapsedMicros();
   return insert ? growth().base_rows() + (v - growth().base()) : 0;

@@ -73,6 +73,7 @@ struct InPlaceOptions {
   // whole (NAVIS's live entrance graph). False: the MemGraph stays as built.
   bool entrance_updates = true;
   std::uint32_t entrance_every = 0;
+  bool sweep_leftovers = true;  // SweepLeftovers in Prepare
   // Most vertices the layout may hold (the files' and the inserted ones);
   // the RAM for codes and the indirection table is taken for it up front.
   std::uint32_t capacity = 0;
@@ -107,6 +108,7 @@ struct InsertStats {
   std::uint32_t pages_read = 0;        // position seeking and the neighbours' lists
   std::uint32_t lists_written = 0;     // the new vertex's and every changed neighbour's
   std::uint32_t lists_pruned = 0;      // neighbours' lists cut back to R
+  std::uint32_t lists_swept = 0;       // unchanged lists moved to empty their page (SweepLeftovers)
   std::uint32_t edge_pages_written = 0;
   std::uint32_t pages_reused = 0;      // of those, freed pages taken again
   std::uint64_t bytes_written = 0;     // edge pages and the vector sector
@@ -180,6 +182,25 @@ class InPlaceUpdater {
   static constexpr std::uint32_t kRepairEdges = 3;
   Status SeekRepair(std::uint64_t row, SeekResult* out);
   Status PrepareRepair(SeekResult* seek, PreparedInsert* out);
+  // Compaction of sparse edge pages (in_place_compaction.cc). Every insert
+  // takes one list off each of some twenty pages and packs them onto two
+  // new ones, so pages rarely empty whole: left alone, the file grows by
+  // two pages an insert and a walk fetches half-empty pages. With
+  // writer_mutex() held, when the live pages exceed the fewest that could
+  // hold every list by kCompactionSlack: the lists of a neighbourhood of
+  // sparse pages (at most half full), read, ordered by a walk over
+  // their edges so neighbours share a page again, and written out of place
+  // like a repair's (followed by Publish). Empty `out->moves` when none is
+  // due.
+  static constexpr double kCompactionSlack = 0.25;
+  // With writer_mutex() held, in Prepare: the pages an insert's changed
+  // lists leave with at most a quarter of their lists still on them, when
+  // the position seeking kept them, give those lists up too (they join the
+  // insert's, on its fresh pages): the pages empty at once, with no read
+  // of their own, and the lists stay beside the neighbourhood they were in.
+  void SweepLeftovers(const SeekResult& seek, InsertStats* stats);
+  bool CompactionDue() const;
+  Status PrepareCompaction(PreparedInsert* out);
   std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
@@ -195,7 +216,7 @@ class InPlaceUpdater {
   std::uint32_t num_vertices() const { return growth().count(); }
   std::uint64_t num_pages() const { return next_page_ - 1; }  // edge pages in the file
   std::size_t free_pages() const { return free_.size(); }
-  std::uint64_t live_pages() const;
+  std::uint64_t live_pages() const { return live_page_count_; }  // pages a list is on
 
  private:
   struct List {
@@ -243,6 +264,8 @@ class InPlaceUpdater {
   BufferPool buffers_;
   std::vector<IoRequest> requests_;
   std::vector<std::uint16_t> live_;  // page -> lists on it still current (index 0 unused)
+  std::uint64_t live_page_count_ = 0;  // pages with live_ > 0
+  std::uint32_t compact_cursor_ = 1;   // where the next search for a sparse page starts
   struct Retired {
     std::uint32_t page;
     std::uint64_t epoch;

@@ -287,9 +287,11 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
                std::string(UpdateModeName(s.update_mode)).c_str());
   if (s.update_mode == UpdateMode::kInPlace) {
     std::fprintf(out,
-                 "%*sin place since open: %llu writes applied, %llu deletes repaired (%llu queued)\n",
+                 "%*sin place since open: %llu writes applied, %llu deletes repaired (%llu queued), "
+                 "%llu compactions; edge pages %llu (%llu with lists)\n",
                  indent, "", u(s.in_place_inserts), u(s.in_place_repairs),
-                 u(s.in_place_repairs_queued));
+                 u(s.in_place_repairs_queued), u(s.in_place_compactions),
+                 u(s.in_place_edge_pages), u(s.in_place_live_edge_pages));
   }
   std::fprintf(out, "%*slive %llu (indexed %llu, pending %llu, deleted slots %llu)\n", indent, "",
                u(s.live), u(s.indexed), u(s.pending), u(s.deleted));
@@ -333,6 +335,9 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"in_place_inserts", s.in_place_inserts},
           {"in_place_repairs", s.in_place_repairs},
           {"in_place_repairs_queued", s.in_place_repairs_queued},
+          {"in_place_compactions", s.in_place_compactions},
+          {"in_place_edge_pages", s.in_place_edge_pages},
+          {"in_place_live_edge_pages", s.in_place_live_edge_pages},
           {"live", s.live},
           {"indexed", s.indexed},
           {"pending", s.pending},

@@ -360,6 +360,9 @@ class PyCollection {
     d["in_place_inserts"] = s.in_place_inserts;
     d["in_place_repairs"] = s.in_place_repairs;
     d["in_place_repairs_queued"] = s.in_place_repairs_queued;
+    d["in_place_compactions"] = s.in_place_compactions;
+    d["in_place_edge_pages"] = s.in_place_edge_pages;
+    d["in_place_live_edge_pages"] = s.in_place_live_edge_pages;
     d["merging"] = s.merging;
     d["last_merge_seconds"] = s.last_merge_seconds;
     d["first_build_seconds"] = s.first_build_seconds;
@@ -482,7 +485,8 @@ ValueError). Options, under the C++ CollectionOptions field names:
   survives kill -9, default; "sync": survives power loss), sync_interval_ms,
   create_if_missing, error_if_exists, update_mode ("buffered" or "in_place":
   writes applied to the SSD graph itself; stored), in_place_threads,
-  in_place_L (position seeking's list size), in_place_rebuild_dead_ratio, flat_threshold,
+  in_place_L (position seeking's list size), in_place_compaction (keep
+  edge pages full; default True), in_place_rebuild_dead_ratio, flat_threshold,
   train_sample_bytes, merge_pending_count, merge_pending_ratio,
   merge_pending_bytes, background_merge, streaming_merge, merge_threads,
   memory_budget_bytes, max_payload_bytes, max_batch, payload_index (a dict

@@ -310,6 +310,8 @@ const Keyword<CollectionOptions> kCollection[] = {
      }},
     {"in_place_threads", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_threads = ToU32(v, n); }},
+    {"in_place_compaction", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_compaction = ToBool(v, n); }},
     {"in_place_L", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_L = ToU32(v, n); }},
     {"in_place_rebuild_dead_ratio", nullptr,

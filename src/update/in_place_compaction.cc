@@ -1,0 +1,206 @@
+// Compaction of sparse edge pages on the in-place layout. Out-of-place
+// writes (NAVIS) move each changed list to a fresh page, so the pages a
+// list leaves keep their other lists and empty only when every one of them
+// has moved too: the file grows and a walk, which fetches a page per list
+// it expands, reads pages that hold few lists it wants. Compaction gathers
+// the lists of sparse pages from a neighbourhood — a breadth-first walk
+// over the graph's edges restricted to sparse pages, in the spirit of the
+// locality-preserving page layouts of Gorder (Wei et al., "Speedup Graph
+// Processing by Graph Ordering") and Starling (Wang et al., "Starling: An
+// I/O-Efficient Disk-Resident Graph Index Framework for High-Dimensional
+// Vector Similarity Search on Data Segment") — orders them by a
+// breadth-first walk among themselves, and writes them onto full pages, so
+// that the pages they leave are reused and neighbours share a page again.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/timer.h"
+#include "update/in_place_updater.h"
+
+namespace strata::update {
+namespace {
+
+// Pages read per round of the gathering walk, rounds per compaction, and
+// the lists a compaction gathers at most (pages it writes: this / lists per
+// page). Each bounds the time the writer lock is held (inserts wait).
+constexpr std::size_t kPagesPerRound = 32;
+constexpr int kMaxRounds = 4;
+constexpr std::size_t kListsPerCompaction = 96;
+
+}  // namespace
+
+bool InPlaceUpdater::CompactionDue() const {
+  const std::uint64_t spp = geometry_.slots_per_page;
+  const std::uint64_t fewest = (growth().count() + spp - 1) / spp;
+  return static_cast<double>(live_page_count_) >
+         static_cast<double>(fewest) * (1.0 + kCompactionSlack) + 1.0;
+}
+
+Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out) {
+  *out = PreparedInsert{};
+  out->vertex = format::kNoVertex;
+  if (!CompactionDue()) return Status::OK();
+  Timer timer;
+  const std::uint32_t spp = geometry_.slots_per_page;
+  const std::uint16_t sparse = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, spp / 3));
+  const auto is_sparse = [&](std::uint32_t page) {
+    return page != 0 && page < live_.size() && live_[page] > 0 && live_[page] <= sparse;
+  };
+  // The next sparse page from the cursor (round robin over the file).
+  const auto next_seed = [&]() -> std::uint32_t {
+    const auto pages = static_cast<std::uint32_t>(live_.size());
+    for (std::uint32_t n = 0; n + 1 < pages; ++n) {
+      if (compact_cursor_ >= pages || compact_cursor_ == 0) compact_cursor_ = 1;
+      const std::uint32_t p = compact_cursor_++;
+      if (is_sparse(p)) return p;
+    }
+    return 0;
+  };
+  std::unordered_set<std::uint32_t> absorbed;
+  std::vector<List> gathered;
+  std::vector<std::uint32_t> frontier;
+  if (const std::uint32_t seed = next_seed(); seed != 0) frontier.push_back(seed);
+  for (int round = 0; round < kMaxRounds && !frontier.empty() &&
+                      gathered.size() < kListsPerCompaction;
+       ++round) {
+    // One batch of reads for the round's pages.
+    std::vector<IoRequest*> batch;
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      absorbed.insert(frontier[i]);
+      IoRequest& r = requests_[i];
+      r = IoRequest{};
+      r.file = edge_id_;
+      r.offset = static_cast<std::uint64_t>(frontier[i]) * format::kSector;
+      r.length = static_cast<std::uint32_t>(format::kSector);
+      r.buffer = buffers_.buffer(i);
+      batch.push_back(&r);
+    }
+    STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch).WithContext(layout_->edges.path()));
+    out->stats.pages_read += static_cast<std::uint32_t>(batch.size());
+    const std::size_t first_new = gathered.size();
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      const std::uint32_t page_no = frontier[i];
+      STRATA_ASSIGN_OR_RETURN(
+          format::EdgePageReader page,
+          layout_->edges.OpenPage(page_no, std::span<const std::byte, format::kSector>(
+                                               buffers_.buffer(i), format::kSector)));
+      for (std::uint32_t s = 0; s < page.used(); ++s) {
+        const std::uint32_t v = page.vertex(s);
+        if (v >= growth().count()) continue;
+        const format::EdgeLocation loc = layout_->Location(v);
+        if (loc.page != page_no || loc.slot != s) continue;  // a stale copy
+        std::uint16_t degree = 0;
+        STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(s, v, &degree));
+        List list{v, std::vector<std::uint32_t>(degree)};
+        for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(edges, k);
+        gathered.push_back(std::move(list));
+      }
+    }
+    // The next round: sparse pages the new lists point into.
+    frontier.clear();
+    for (std::size_t i = first_new; i < gathered.size() && frontier.size() < kPagesPerRound; ++i) {
+      for (std::uint32_t w : gathered[i].ids) {
+        if (w >= growth().count()) continue;
+        const std::uint32_t page = layout_->Location(w).page;
+        if (!is_sparse(page) || absorbed.count(page) ||
+            std::find(frontier.begin(), frontier.end(), page) != frontier.end()) {
+          continue;
+        }
+        frontier.push_back(page);
+        if (frontier.size() >= kPagesPerRound) break;
+      }
+    }
+    if (frontier.empty() && gathered.size() < kListsPerCompaction) {
+      if (const std::uint32_t seed = next_seed(); seed != 0 && !absorbed.count(seed)) {
+        frontier.push_back(seed);
+      }
+    }
+  }
+  // Lists that would not leave a page behind are not worth a write: a
+  // compaction that frees fewer pages than it fills is skipped.
+  const std::size_t written_pages = (gathered.size() + spp - 1) / spp;
+  if (gathered.empty() || absorbed.size() <= written_pages) return Status::OK();
+  // Breadth-first order among the gathered lists: neighbours end up on one
+  // page where they can.
+  std::unordered_map<std::uint32_t, std::uint32_t> index_of;
+  for (std::size_t i = 0; i < gathered.size(); ++i) {
+    index_of.emplace(gathered[i].vertex, static_cast<std::uint32_t>(i));
+  }
+  std::vector<bool> placed_yet(gathered.size(), false);
+  std::vector<std::uint32_t> order;
+  order.reserve(gathered.size());
+  for (std::size_t start = 0; start < gathered.size(); ++start) {
+    if (placed_yet[start]) continue;
+    placed_yet[start] = true;
+    order.push_back(static_cast<std::uint32_t>(start));
+    for (std::size_t head = order.size() - 1; head < order.size(); ++head) {
+      for (std::uint32_t w : gathered[order[head]].ids) {
+        auto it = index_of.find(w);
+        if (it == index_of.end() || placed_yet[it->second]) continue;
+        placed_yet[it->second] = true;
+        order.push_back(it->second);
+      }
+    }
+  }
+  lists_.clear();
+  for (std::uint32_t i : order) lists_.push_back(std::move(gathered[i]));
+  out->stats.prune_us = timer.ElapsedMicros();
+  timer.Reset();
+  std::vector<format::EdgeLocation> placed;
+  STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, &out->stats, /*with_vector=*/false));
+  out->moves.resize(lists_.size());
+  for (std::size_t i = 0; i < lists_.size(); ++i) out->moves[i] = {lists_[i].vertex, placed[i]};
+  out->stats.lists_written = static_cast<std::uint32_t>(lists_.size());
+  out->stats.write_us = timer.ElapsedMicros();
+  return Status::OK();
+}
+
+void InPlaceUpdater::SweepLeftovers(const SeekResult& seek, InsertStats* stats) {
+  const std::uint32_t keep_at_most = std::max<std::uint32_t>(1, geometry_.slots_per_page / 4);
+  // The old pages of the changed lists (lists_[0] is the new vertex's) and
+  // how many of their lists leave.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> leaving;
+  std::vector<std::uint32_t> changed;
+  for (std::size_t i = 1; i < lists_.size(); ++i) {
+    changed.push_back(lists_[i].vertex);
+    const std::uint32_t page = layout_->Location(lists_[i].vertex).page;
+    if (page == 0) continue;
+    auto it = std::find_if(leaving.begin(), leaving.end(),
+                           [page](const auto& e) { return e.first == page; });
+    if (it == leaving.end()) {
+      leaving.emplace_back(page, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::sort(changed.begin(), changed.end());
+  const std::uint32_t count = growth().count();
+  for (const auto& [page, n] : leaving) {
+    const std::uint32_t left = live_[page] - std::min<std::uint32_t>(live_[page], n);
+    if (left == 0 || left > keep_at_most) continue;
+    // The seek's copy is current unless the page was reused since it began.
+    if (page >= reused_at_.size() || reused_at_[page] > seek.reuse_seq) continue;
+    const std::byte* sector = seek.seeker->KeptPage(page);
+    if (sector == nullptr) continue;
+    auto reader = format::EdgePageReader::Open(
+        geometry_, std::span<const std::byte, format::kSectorPayload>(sector, format::kSectorPayload));
+    if (!reader.ok()) continue;
+    for (std::uint32_t s = 0; s < reader->used(); ++s) {
+      const std::uint32_t u = reader->vertex(s);
+      if (u >= count || std::binary_search(changed.begin(), changed.end(), u)) continue;
+      const format::EdgeLocation loc = layout_->Location(u);
+      if (loc.page != page || loc.slot != s) continue;  // moved away since
+      std::uint16_t degree = 0;
+      auto edges = reader->Edges(s, u, &degree);
+      if (!edges.ok()) continue;
+      List list{u, std::vector<std::uint32_t>(degree)};
+      for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(*edges, k);
+      lists_.push_back(std::move(list));
+      ++stats->lists_swept;
+    }
+  }
+}
+
+}  // namespace strata::update
