@@ -138,12 +138,12 @@ class InPlaceGraph {
   static constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
   Status PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out);
   // Compaction of sparse edge pages, when the pages lists are on exceed the
-  // fewest that could hold them by a quarter: the lists of a neighbourhood
-  // of sparse pages rewritten onto full pages, neighbours together, so the
-  // pages they leave are reused and a walk fetches full pages. Two steps as
-  // Prepare/Commit (out->vertex is kNoVertex); empty out->moves when none is
-  // due.
-  Status PrepareCompaction(PreparedInPlaceInsert* out);
+  // fewest that could hold them by `slack` (a quarter by default): the
+  // lists of a neighbourhood of sparse pages rewritten onto full pages,
+  // neighbours together, so the pages they leave are reused and a walk
+  // fetches full pages. Two steps as Prepare/Commit (out->vertex is
+  // kNoVertex); empty out->moves when none is due.
+  Status PrepareCompaction(PreparedInPlaceInsert* out, double slack = 0.25);
   // fdatasync of the layout's files (before a journal write that must
   // survive power loss).
   Status Sync();
@@ -160,6 +160,8 @@ class InPlaceGraph {
   std::uint64_t base_rows() const;     // the index's rows (appended rows follow)
   std::uint32_t capacity() const;      // most vertices (InPlaceGraphOptions::capacity)
   std::size_t code_size() const;
+  // The writer's counters: they wait for the writer lock, so not on a
+  // thread that holds a prepared insert.
   std::uint64_t edge_pages() const;   // edge pages in the file
   std::uint64_t free_edge_pages() const;  // pages whose lists have all moved, to be reused
   std::uint64_t live_edge_pages() const;  // pages some current list is on (writer's view)

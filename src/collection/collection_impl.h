@@ -180,10 +180,10 @@ struct Collection::Impl {
   // journalled as an insert's moves are. `repaired` says whether one was.
   Status RepairOne(bool* repaired);
   std::atomic<std::uint64_t> in_place_repairs{0};
-  // Repacks sparse edge pages when the graph says it is due (InPlaceGraph::
-  // PrepareCompaction), journalled as a repair is. `compacted` says whether
-  // it did.
-  Status CompactOne(bool* compacted);
+  // Repacks sparse edge pages when the pages lists are on exceed the fewest
+  // that hold them by `slack` (InPlaceGraph::PrepareCompaction), journalled
+  // as a repair is. `compacted` says whether it did.
+  Status CompactOne(double slack, bool* compacted);
   std::atomic<std::uint64_t> in_place_compactions{0};
   // With the prepared moves' writer lock held: syncs the pages (sync mode),
   // journals the moves in one batch and publishes them, unless the version

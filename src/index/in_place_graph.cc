@@ -102,10 +102,10 @@ Status InPlaceGraph::PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out
   return Status::OK();
 }
 
-Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out) {
+Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out, double slack) {
   std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
   update::PreparedInsert p;
-  STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p));
+  STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p, slack));
   out->writer_lock = std::move(lock);
   out->vertex = kNoVertex;
   out->row = 0;
@@ -154,8 +154,15 @@ std::uint64_t InPlaceGraph::num_rows() const {
   return base_rows() + (state_->updater->num_vertices() - base_vertices());
 }
 
-std::uint64_t InPlaceGraph::edge_pages() const { return state_->updater->num_pages(); }
-std::uint64_t InPlaceGraph::free_edge_pages() const { return state_->updater->free_pages(); }
+// The writer's counters, read under its lock (an applier may be mid-insert).
+std::uint64_t InPlaceGraph::edge_pages() const {
+  std::lock_guard<std::mutex> lock(state_->updater->writer_mutex());
+  return state_->updater->num_pages();
+}
+std::uint64_t InPlaceGraph::free_edge_pages() const {
+  std::lock_guard<std::mutex> lock(state_->updater->writer_mutex());
+  return state_->updater->free_pages();
+}
 std::uint64_t InPlaceGraph::live_edge_pages() const {
   std::lock_guard<std::mutex> lock(state_->updater->writer_mutex());
   return state_->updater->live_pages();

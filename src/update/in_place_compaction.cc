@@ -25,23 +25,23 @@ namespace {
 // Pages read per round of the gathering walk, rounds per compaction, and
 // the lists a compaction gathers at most (pages it writes: this / lists per
 // page). Each bounds the time the writer lock is held (inserts wait).
-constexpr std::size_t kPagesPerRound = 32;
-constexpr int kMaxRounds = 4;
-constexpr std::size_t kListsPerCompaction = 96;
+constexpr std::size_t kPagesPerRound = 24;
+constexpr int kMaxRounds = 2;
+constexpr std::size_t kListsPerCompaction = 64;
 
 }  // namespace
 
-bool InPlaceUpdater::CompactionDue() const {
+bool InPlaceUpdater::CompactionDue(double slack) const {
   const std::uint64_t spp = geometry_.slots_per_page;
   const std::uint64_t fewest = (growth().count() + spp - 1) / spp;
   return static_cast<double>(live_page_count_) >
-         static_cast<double>(fewest) * (1.0 + kCompactionSlack) + 1.0;
+         static_cast<double>(fewest) * (1.0 + slack) + 1.0;
 }
 
-Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out) {
+Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack) {
   *out = PreparedInsert{};
   out->vertex = format::kNoVertex;
-  if (!CompactionDue()) return Status::OK();
+  if (!CompactionDue(slack)) return Status::OK();
   Timer timer;
   const std::uint32_t spp = geometry_.slots_per_page;
   const std::uint16_t sparse = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, spp / 3));

@@ -187,7 +187,7 @@ class InPlaceUpdater {
   // new ones, so pages rarely empty whole: left alone, the file grows by
   // two pages an insert and a walk fetches half-empty pages. With
   // writer_mutex() held, when the live pages exceed the fewest that could
-  // hold every list by kCompactionSlack: the lists of a neighbourhood of
+  // hold every list by `slack` (kCompactionSlack: the target): the lists of a neighbourhood of
   // sparse pages (at most half full), read, ordered by a walk over
   // their edges so neighbours share a page again, and written out of place
   // like a repair's (followed by Publish). Empty `out->moves` when none is
@@ -199,8 +199,8 @@ class InPlaceUpdater {
   // insert's, on its fresh pages): the pages empty at once, with no read
   // of their own, and the lists stay beside the neighbourhood they were in.
   void SweepLeftovers(const SeekResult& seek, InsertStats* stats);
-  bool CompactionDue() const;
-  Status PrepareCompaction(PreparedInsert* out);
+  bool CompactionDue(double slack = kCompactionSlack) const;
+  Status PrepareCompaction(PreparedInsert* out, double slack = kCompactionSlack);
   std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
