@@ -419,7 +419,7 @@ def test_in_place_updates(coll_path, rng):
     found exactly once, and survive reopening; deletes are never returned."""
     data = clustered(rng, 3000, 16)
     opts = dict(dim=16, update_mode="in_place", flat_threshold=500, in_place_threads=2,
-                graph={"R": 24, "L": 48, "pq_bytes": 8})
+                in_place_L=48, in_place_compaction=True, graph={"R": 24, "L": 48, "pq_bytes": 8})
     with strata.Collection(coll_path, **opts) as col:
         col.add(data[:500])
         for start in range(500, 3000, 250):
@@ -433,6 +433,10 @@ def test_in_place_updates(coll_path, rng):
         assert stats["update_mode"] == "in_place"
         assert stats["pending"] == 0 and stats["index_version"] == 1 and stats["merges"] == 1
         assert stats["in_place_inserts"] >= 2000
+        # Edge pages stay within twice the fewest that hold the lists
+        # (R 24: 32 ids a list, about 30 lists a page; 3000 vertices).
+        assert 0 < stats["in_place_live_edge_pages"] <= stats["in_place_edge_pages"]
+        assert stats["in_place_live_edge_pages"] <= 2 * (3000 // 29 + 1)
         live = np.array([i for i in range(3000) if i % 10 != 0])
         queries = data[:50] + 0.01
         truth_rows, _ = brute_force(data[live], queries, 10)
@@ -447,3 +451,5 @@ def test_in_place_updates(coll_path, rng):
         assert recall(ids, live[truth_rows]) >= 0.9
     with pytest.raises(ValueError):
         strata.Collection(coll_path, update_mode="buffered")
+    with pytest.raises(ValueError):
+        strata.Collection(coll_path, in_place_L=2)
