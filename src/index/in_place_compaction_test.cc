@@ -6,7 +6,6 @@
 // owner would, replay at a reopen.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <vector>
 
 #include "index/in_place_test_util.h"
@@ -21,37 +20,10 @@ using testutil::Build;
 using testutil::Fixture;
 using testutil::kBuilt;
 using testutil::kRows;
-using testutil::LiveGroundTruth;
-
-struct Journal {
-  std::map<std::uint32_t, InPlaceListMove> moves;
-  std::vector<std::uint8_t> codes;
-  std::uint32_t appended = 0;
-  void Record(const PreparedInPlaceInsert& p) {
-    for (const InPlaceListMove& m : p.moves) moves[m.vertex] = m;
-    codes.insert(codes.end(), p.code.begin(), p.code.end());
-    if (p.vertex != InPlaceGraph::kNoVertex) ++appended;
-  }
-  InPlaceRecovery Recovery() const {
-    InPlaceRecovery r;
-    for (const auto& [v, m] : moves) r.moves.push_back(m);
-    r.appended = appended;
-    r.codes = codes;
-    return r;
-  }
-};
+using testutil::Journal;
 
 double Recall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows) {
-  SearchParams p;
-  p.k = 10;
-  p.list_size = 64;
-  auto r = SearchBatch(g.index(), f.queries, p, 2);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return 0;
-  const std::vector<bool> none(rows, false);
-  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, rows, none), 10);
-  EXPECT_TRUE(recall.ok());
-  return recall.ok() ? recall->mean_recall : 0;
+  return testutil::LiveRecall(g, f, rows, std::vector<bool>(rows, false));
 }
 
 // One compaction, committed and journalled; false when none was due.

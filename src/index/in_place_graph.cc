@@ -63,6 +63,21 @@ InsertReport ToReport(const update::InsertStats& s) {
                       s.publish_us};
 }
 
+// A repair's or a compaction's prepared moves (no new vertex), holding
+// the writer lock until Commit.
+void Relink(const update::PreparedInsert& p, std::unique_lock<std::mutex> lock,
+            PreparedInPlaceInsert* out) {
+  out->writer_lock = std::move(lock);
+  out->vertex = InPlaceGraph::kNoVertex;
+  out->row = 0;
+  out->moves.clear();
+  for (const update::ListMove& m : p.moves) {
+    out->moves.push_back({m.vertex, m.location.page, m.location.slot});
+  }
+  out->code.clear();
+  out->report = ToReport(p.stats);
+}
+
 }  // namespace
 
 Status InPlaceGraph::Prepare(std::span<const float> vector, PreparedInPlaceInsert* out) {
@@ -90,15 +105,8 @@ Status InPlaceGraph::PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out
   std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
   update::PreparedInsert p;
   STRATA_RETURN_IF_ERROR(state_->updater->PrepareRepair(&seek, &p));
-  out->writer_lock = std::move(lock);
-  out->vertex = kNoVertex;
+  Relink(p, std::move(lock), out);
   out->row = row;
-  out->moves.clear();
-  for (const update::ListMove& m : p.moves) {
-    out->moves.push_back({m.vertex, m.location.page, m.location.slot});
-  }
-  out->code.clear();
-  out->report = ToReport(p.stats);
   return Status::OK();
 }
 
@@ -106,15 +114,7 @@ Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out, double slack)
   std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
   update::PreparedInsert p;
   STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p, slack));
-  out->writer_lock = std::move(lock);
-  out->vertex = kNoVertex;
-  out->row = 0;
-  out->moves.clear();
-  for (const update::ListMove& m : p.moves) {
-    out->moves.push_back({m.vertex, m.location.page, m.location.slot});
-  }
-  out->code.clear();
-  out->report = ToReport(p.stats);
+  Relink(p, std::move(lock), out);
   return Status::OK();
 }
 

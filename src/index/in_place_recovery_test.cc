@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <map>
 #include <vector>
 
 #include "index/in_place_test_util.h"
@@ -26,28 +25,12 @@ using testutil::Fixture;
 using testutil::kBuilt;
 using testutil::kDim;
 using testutil::kRows;
-using testutil::LiveGroundTruth;
+using testutil::Journal;
 
-// What an owner journals: each vertex's last list place and the codes of
-// the appended vertices, in order.
-struct Journal {
-  std::map<std::uint32_t, InPlaceListMove> moves;
-  std::vector<std::uint8_t> codes;
-  std::uint32_t appended = 0;
-
-  void Record(const PreparedInPlaceInsert& p) {
-    for (const InPlaceListMove& m : p.moves) moves[m.vertex] = m;
-    codes.insert(codes.end(), p.code.begin(), p.code.end());
-    ++appended;
-  }
-  InPlaceRecovery Recovery() const {
-    InPlaceRecovery r;
-    for (const auto& [v, m] : moves) r.moves.push_back(m);
-    r.appended = appended;
-    r.codes = codes;
-    return r;
-  }
-};
+double Recall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
+              const std::vector<bool>& deleted) {
+  return testutil::LiveRecall(g, f, rows, deleted);
+}
 
 void InsertRows(InPlaceGraph* g, const Fixture& f, std::uint64_t from, std::uint64_t to,
                 Journal* journal) {
@@ -58,22 +41,6 @@ void InsertRows(InPlaceGraph* g, const Fixture& f, std::uint64_t from, std::uint
     g->Commit(&p);
     journal->Record(p);
   }
-}
-
-double Recall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
-              const std::vector<bool>& deleted) {
-  SearchParams p;
-  p.k = 10;
-  p.list_size = 64;
-  auto r = SearchBatch(g.index(), f.queries, p, 2);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return 0;
-  for (VectorId id : r->results.ids) {
-    EXPECT_TRUE(id == kInvalidVectorId || (id < rows && !deleted[id])) << id;
-  }
-  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, rows, deleted), 10);
-  EXPECT_TRUE(recall.ok());
-  return recall.ok() ? recall->mean_recall : 0;
 }
 
 TEST(InPlaceRecovery, ReplayFindsEveryCommittedInsertAndNothingElse) {

@@ -51,4 +51,34 @@ GroundTruth LiveGroundTruth(const Fixture& f, Metric metric, std::uint64_t rows,
 }
 
 
+void Journal::Record(const PreparedInPlaceInsert& p) {
+  for (const InPlaceListMove& m : p.moves) moves[m.vertex] = m;
+  codes.insert(codes.end(), p.code.begin(), p.code.end());
+  if (p.vertex != InPlaceGraph::kNoVertex) ++appended;
+}
+
+InPlaceRecovery Journal::Recovery() const {
+  InPlaceRecovery r;
+  for (const auto& [v, m] : moves) r.moves.push_back(m);
+  r.appended = appended;
+  r.codes = codes;
+  return r;
+}
+
+double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
+                  const std::vector<bool>& deleted) {
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 64;
+  auto r = SearchBatch(g.index(), f.queries, p, 2);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return 0;
+  for (VectorId id : r->results.ids) {
+    EXPECT_TRUE(id == kInvalidVectorId || (id < rows && !deleted[id])) << id;
+  }
+  auto recall = ComputeRecall(r->results, LiveGroundTruth(f, Metric::kL2, rows, deleted), 10);
+  EXPECT_TRUE(recall.ok());
+  return recall.ok() ? recall->mean_recall : 0;
+}
+
 }  // namespace strata::testutil

@@ -5,12 +5,14 @@
 #define STRATA_INDEX_IN_PLACE_TEST_UTIL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "scratch_dir.h"
 #include "strata/dataset.h"
 #include "strata/eval.h"
+#include "strata/in_place_graph.h"
 #include "synthetic_dataset.h"
 
 namespace strata::testutil {
@@ -33,6 +35,21 @@ void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f);
 // Exact top 10 of every query over base rows [0, rows) not `deleted`.
 GroundTruth LiveGroundTruth(const Fixture& f, Metric metric, std::uint64_t rows,
                             const std::vector<bool>& deleted);
+
+// What an owner journals: each vertex's last list place and the codes of
+// the appended vertices, in order (inserts, repairs and compactions).
+struct Journal {
+  std::map<std::uint32_t, InPlaceListMove> moves;
+  std::vector<std::uint8_t> codes;
+  std::uint32_t appended = 0;
+  void Record(const PreparedInPlaceInsert& p);
+  InPlaceRecovery Recovery() const;
+};
+
+// Recall@10 at L 64 of the fixture's queries (l2) against the live set of
+// rows [0, rows) not `deleted`; a gtest failure for a hit that is not live.
+double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
+                  const std::vector<bool>& deleted);
 
 }  // namespace strata::testutil
 
