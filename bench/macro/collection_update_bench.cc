@@ -68,6 +68,9 @@ struct SearchRecord {
   double latency_ms;
   std::uint32_t pages;
   std::uint32_t cache_hits;  // pages (in place) or node records (buffered) served from RAM
+  std::uint32_t reads;       // read requests: edge pages (in place) or nodes (buffered)
+  std::uint32_t expanded;    // lists expanded (read, cached or mates on a fetched page)
+  std::uint32_t reranked;    // exact distances of the re-rank
   std::uint32_t query;
   std::vector<VectorId> ids;
 };
@@ -109,6 +112,9 @@ class Searches {
       r.latency_ms = s.latency_us / 1000.0;
       r.pages = s.pages_read;
       r.cache_hits = s.cache_hits;
+      r.reads = s.reads;
+      r.expanded = s.expanded;
+      r.reranked = s.reranked;
       r.at_s = Seconds(t0_, Clock::now());
       mine.push_back(std::move(r));
     }
@@ -128,18 +134,27 @@ class Searches {
 
 json Summary(const std::vector<const SearchRecord*>& rs, double seconds) {
   std::vector<double> lat;
-  double pages = 0, hits = 0;
+  double pages = 0, hits = 0, reads = 0, expanded = 0, reranked = 0;
   for (const SearchRecord* r : rs) {
     lat.push_back(r->latency_ms);
     pages += r->pages;
     hits += r->cache_hits;
+    reads += r->reads;
+    expanded += r->expanded;
+    reranked += r->reranked;
   }
+  const double n = rs.empty() ? 1.0 : static_cast<double>(rs.size());
   return {{"searches", rs.size()},
           {"qps", seconds > 0 ? rs.size() / seconds : 0},
           {"p50_ms", Percentile(lat, 0.5)},
           {"p90_ms", Percentile(lat, 0.9)},
           {"p99_ms", Percentile(lat, 0.99)},
-          {"pages_per_query", rs.empty() ? 0 : pages / rs.size()},
+          {"pages_per_query", pages / n},
+          // In place: edge pages read; the rest of the pages are vector
+          // sectors of the re-rank.
+          {"reads_per_query", reads / n},
+          {"expanded_per_query", expanded / n},
+          {"reranked_per_query", reranked / n},
           {"cache_hit_rate", pages + hits > 0 ? hits / (pages + hits) : 0}};
 }
 

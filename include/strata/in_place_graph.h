@@ -139,11 +139,13 @@ class InPlaceGraph {
   Status PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out);
   // Compaction of sparse edge pages, when the pages lists are on exceed the
   // fewest that could hold them by `slack` (a quarter by default): the
-  // lists of a neighbourhood of sparse pages rewritten onto full pages,
+  // lists of a neighbourhood of sparse pages (at most `sparse_fill` of
+  // their slots used) rewritten onto full pages,
   // neighbours together, so the pages they leave are reused and a walk
   // fetches full pages. Two steps as Prepare/Commit (out->vertex is
   // kNoVertex); empty out->moves when none is due.
-  Status PrepareCompaction(PreparedInPlaceInsert* out, double slack = 0.25);
+  Status PrepareCompaction(PreparedInPlaceInsert* out, double slack = 0.25,
+                           double sparse_fill = 1.0 / 3.0);
   // fdatasync of the layout's files (before a journal write that must
   // survive power loss).
   Status Sync();

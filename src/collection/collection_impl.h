@@ -174,16 +174,19 @@ struct Collection::Impl {
       const collection::LoadedJournal* journal = nullptr) const;
   // Applies the next pending entry to the in-place graph: prepares the
   // insert out of place, journals it with the removal of its 'p' key in one
-  // batch, then publishes it. `applied` says whether one was.
-  Status ApplyOne(bool* applied);
+  // batch, then publishes it. `applied` says whether one was; `held_back`
+  // (optional) whether entries are pending but wait for the applies in
+  // flight (a rotation is due).
+  Status ApplyOne(bool* applied, bool* held_back = nullptr);
   // Re-links the in-neighbours of the next deleted row (IP-DiskANN's repair),
   // journalled as an insert's moves are. `repaired` says whether one was.
   Status RepairOne(bool* repaired);
   std::atomic<std::uint64_t> in_place_repairs{0};
   // Repacks sparse edge pages when the pages lists are on exceed the fewest
-  // that hold them by `slack` (InPlaceGraph::PrepareCompaction), journalled
-  // as a repair is. `compacted` says whether it did.
-  Status CompactOne(double slack, bool* compacted);
+  // that hold them by `slack`, taking pages at most `sparse_fill` full
+  // (InPlaceGraph::PrepareCompaction), journalled as a repair is.
+  // `compacted` says whether it did.
+  Status CompactOne(double slack, double sparse_fill, bool* compacted);
   std::atomic<std::uint64_t> in_place_compactions{0};
   // With the prepared moves' writer lock held: syncs the pages (sync mode),
   // journals the moves in one batch and publishes them, unless the version

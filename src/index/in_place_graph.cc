@@ -110,10 +110,11 @@ Status InPlaceGraph::PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out
   return Status::OK();
 }
 
-Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out, double slack) {
+Status InPlaceGraph::PrepareCompaction(PreparedInPlaceInsert* out, double slack,
+                                       double sparse_fill) {
   std::unique_lock<std::mutex> lock(state_->updater->writer_mutex());
   update::PreparedInsert p;
-  STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p, slack));
+  STRATA_RETURN_IF_ERROR(state_->updater->PrepareCompaction(&p, slack, sparse_fill));
   Relink(p, std::move(lock), out);
   return Status::OK();
 }

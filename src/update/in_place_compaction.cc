@@ -38,13 +38,15 @@ bool InPlaceUpdater::CompactionDue(double slack) const {
          static_cast<double>(fewest) * (1.0 + slack) + 1.0;
 }
 
-Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack) {
+Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, double sparse_fill) {
   *out = PreparedInsert{};
   out->vertex = format::kNoVertex;
   if (!CompactionDue(slack)) return Status::OK();
   Timer timer;
   const std::uint32_t spp = geometry_.slots_per_page;
-  const std::uint16_t sparse = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, spp / 3));
+  const auto sparse = static_cast<std::uint16_t>(std::clamp<std::uint32_t>(
+      static_cast<std::uint32_t>(sparse_fill * spp), 1, std::max<std::uint32_t>(1, spp - 1)));
+  if (departures_ == none_sparse_departures_ && sparse <= none_sparse_below_) return Status::OK();
   const auto is_sparse = [&](std::uint32_t page) {
     return page != 0 && page < live_.size() && live_[page] > 0 && live_[page] <= sparse;
   };
@@ -56,6 +58,8 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack) {
       const std::uint32_t p = compact_cursor_++;
       if (is_sparse(p)) return p;
     }
+    none_sparse_departures_ = departures_;
+    none_sparse_below_ = sparse;
     return 0;
   };
   std::unordered_set<std::uint32_t> absorbed;

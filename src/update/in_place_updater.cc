@@ -669,7 +669,10 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
     if (i > 0 || !insert) {
       const format::EdgeLocation old = layout_->Location(moves[i].vertex);
       layout_->SetLocation(moves[i].vertex, moves[i].location);
-      if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
+      if (old.page != 0) {
+        ++departures_;
+        if (--live_[old.page] == 0) emptied.push_back(old.page);
+      }
     }
     if (live_[moves[i].location.page]++ == 0) ++live_page_count_;
   }

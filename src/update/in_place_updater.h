@@ -188,11 +188,12 @@ class InPlaceUpdater {
   // two pages an insert and a walk fetches half-empty pages. With
   // writer_mutex() held, when the live pages exceed the fewest that could
   // hold every list by `slack` (kCompactionSlack: the target): the lists of a neighbourhood of
-  // sparse pages (at most half full), read, ordered by a walk over
+  // sparse pages (at most `sparse_fill` of their slots used), read, ordered by a walk over
   // their edges so neighbours share a page again, and written out of place
   // like a repair's (followed by Publish). Empty `out->moves` when none is
   // due.
   static constexpr double kCompactionSlack = 0.25;
+  static constexpr double kSparseFill = 1.0 / 3.0;
   // With writer_mutex() held, in Prepare: the pages an insert's changed
   // lists leave with at most a quarter of their lists still on them, when
   // the position seeking kept them, give those lists up too (they join the
@@ -200,7 +201,8 @@ class InPlaceUpdater {
   // of their own, and the lists stay beside the neighbourhood they were in.
   void SweepLeftovers(const SeekResult& seek, InsertStats* stats);
   bool CompactionDue(double slack = kCompactionSlack) const;
-  Status PrepareCompaction(PreparedInsert* out, double slack = kCompactionSlack);
+  Status PrepareCompaction(PreparedInsert* out, double slack = kCompactionSlack,
+                           double sparse_fill = kSparseFill);
   std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
@@ -266,6 +268,13 @@ class InPlaceUpdater {
   std::vector<std::uint16_t> live_;  // page -> lists on it still current (index 0 unused)
   std::uint64_t live_page_count_ = 0;  // pages with live_ > 0
   std::uint32_t compact_cursor_ = 1;   // where the next search for a sparse page starts
+  // Lists that have left a page (a page only turns sparse by one leaving),
+  // and their count and the sparse threshold when a scan of the whole page
+  // table last found no sparse page: until another list leaves, a scan at
+  // that threshold or below would find none again.
+  std::uint64_t departures_ = 0;
+  std::uint64_t none_sparse_departures_ = ~0ull;
+  std::uint16_t none_sparse_below_ = 0;
   struct Retired {
     std::uint32_t page;
     std::uint64_t epoch;
