@@ -135,8 +135,8 @@ struct CollectionOptions {
   // fresh build's at half the seek (bench/results/collection_update_*).
   std::uint32_t in_place_L = 64;
   // Keep the edge pages full: inserts take along the few lists left on the
-  // pages they empty, and the applier repacks sparse pages when the pages
-  // lists are on exceed the fewest that hold them by a quarter. Off: inserts
+  // pages they empty, and the applier repacks sparse pages when no write is
+  // pending (docs/collection.md, "Full edge pages"). Off: inserts
   // are faster, the edge file grows by about two pages an insert and
   // searches fetch emptier pages.
   bool in_place_compaction = true;

@@ -36,13 +36,16 @@ namespace {
 // two loads; the rebuild copies the few unapplied ones).
 constexpr std::uint32_t kRotateApplied = 4096;
 
-// Compaction when no write is pending: to a quarter over the fewest pages
-// that hold every list, taking pages at most half full. synth1m 100k + 60k
-// inserts: a third full left 23.4k pages with lists and 43.9 pages a query
-// after the writes; half full 18.2k and 40.4 (32.6 before the writes);
-// two thirds, or a tenth of slack, no fewer pages a query.
-constexpr double kIdleCompactionSlack = 0.25;
-constexpr double kIdleSparseFill = 0.5;
+// Compaction when no write is pending: to 5 % over the fewest pages that
+// hold every list, taking pages at most four fifths full. synth1m 100k +
+// 60k inserts (31.8 pages a query on a fresh build of the 160k): a quarter
+// of slack, pages at most a third full, left 23.4k pages with lists and 43.9
+// pages a query after the writes; at most half full 18.2k and 40.4; these
+// 15.3k and 39.3. What is left is which lists share a page, not how full
+// they are (ordering each write's lists by their edges among themselves,
+// or gathering 256 lists a compaction, changed nothing).
+constexpr double kIdleCompactionSlack = 0.05;
+constexpr double kIdleSparseFill = 0.8;
 // Beside writes: only past twice the fewest, pages at most a third full.
 constexpr double kBusyCompactionSlack = 1.0;
 constexpr double kBusySparseFill = 1.0 / 3.0;
@@ -316,8 +319,8 @@ void Collection::Impl::ApplierLoop() {
     lock.unlock();
     // Writes first; every fourth step (or when none is pending) a deleted
     // row's repair, so repairs neither starve nor hold writes back.
-    // Compaction runs when no write is pending, to a quarter over the
-    // fewest pages; while writes stream in, only every sixteenth step and
+    // Compaction runs when no write is pending (kIdleCompactionSlack,
+    // kIdleSparseFill); while writes stream in, only every sixteenth step and
     // once the pages are twice the fewest (synth1m 500k + 100k: compacting
     // to a quarter beside the writes moved more lists than the inserts did
     // and took half the insert rate for a tenth fewer pages a query).
