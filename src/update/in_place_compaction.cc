@@ -46,7 +46,7 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
   const std::uint32_t spp = geometry_.slots_per_page;
   const auto sparse = static_cast<std::uint16_t>(std::clamp<std::uint32_t>(
       static_cast<std::uint32_t>(sparse_fill * spp), 1, std::max<std::uint32_t>(1, spp - 1)));
-  if (departures_ == none_sparse_departures_ && sparse <= none_sparse_below_) return Status::OK();
+  if (table_changes_ == none_sparse_changes_ && sparse <= none_sparse_below_) return Status::OK();
   const auto is_sparse = [&](std::uint32_t page) {
     return page != 0 && page < live_.size() && live_[page] > 0 && live_[page] <= sparse;
   };
@@ -58,7 +58,7 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
       const std::uint32_t p = compact_cursor_++;
       if (is_sparse(p)) return p;
     }
-    none_sparse_departures_ = departures_;
+    none_sparse_changes_ = table_changes_;
     none_sparse_below_ = sparse;
     return 0;
   };

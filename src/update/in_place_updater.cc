@@ -664,15 +664,13 @@ std::uint32_t InPlaceUpdater::Publish(PreparedInsert& prepared) {
     growth().Publish(v + 1);
     Sample(v, prepared_vector_);
   }
+  if (!moves.empty()) ++table_changes_;
   std::vector<std::uint32_t> emptied;
   for (std::size_t i = 0; i < moves.size(); ++i) {
     if (i > 0 || !insert) {
       const format::EdgeLocation old = layout_->Location(moves[i].vertex);
       layout_->SetLocation(moves[i].vertex, moves[i].location);
-      if (old.page != 0) {
-        ++departures_;
-        if (--live_[old.page] == 0) emptied.push_back(old.page);
-      }
+      if (old.page != 0 && --live_[old.page] == 0) emptied.push_back(old.page);
     }
     if (live_[moves[i].location.page]++ == 0) ++live_page_count_;
   }

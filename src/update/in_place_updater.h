@@ -268,12 +268,13 @@ class InPlaceUpdater {
   std::vector<std::uint16_t> live_;  // page -> lists on it still current (index 0 unused)
   std::uint64_t live_page_count_ = 0;  // pages with live_ > 0
   std::uint32_t compact_cursor_ = 1;   // where the next search for a sparse page starts
-  // Lists that have left a page (a page only turns sparse by one leaving),
-  // and their count and the sparse threshold when a scan of the whole page
-  // table last found no sparse page: until another list leaves, a scan at
-  // that threshold or below would find none again.
-  std::uint64_t departures_ = 0;
-  std::uint64_t none_sparse_departures_ = ~0ull;
+  // Publishes that changed the page table (a page turns sparse only by one:
+  // a list leaving it, or a write that filled it part way), and their count
+  // and the sparse threshold when a scan of the whole page table last found
+  // no sparse page: until the table changes, a scan at that threshold or
+  // below would find none again.
+  std::uint64_t table_changes_ = 0;
+  std::uint64_t none_sparse_changes_ = ~0ull;
   std::uint16_t none_sparse_below_ = 0;
   struct Retired {
     std::uint32_t page;
