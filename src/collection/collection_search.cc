@@ -315,10 +315,10 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   const std::uint32_t k = params.index.k;
   SearchParams p = params.index;
   p.filter_fraction = plan.fraction;
-  if (v.in_place() && v.dead_count() > 0) {
-    // Dead rows of an in-place graph stay in it until a rebuild: they route
-    // the walk but fill the list, which is widened by the live share as for
-    // a filter that few pass.
+  if (v.dead_count() > 0) {
+    // Dead rows stay in the index until the next merge (buffered) or
+    // rebuild (in place): they route the walk but fill the list, which is
+    // widened by the live share as for a filter that few pass.
     const double live = 1.0 - static_cast<double>(v.dead_count()) / static_cast<double>(v.size());
     p.filter_fraction = static_cast<float>(std::max(1e-3, p.filter_fraction * live));
   }

@@ -187,22 +187,19 @@ class InPlaceUpdater {
   // new ones, so pages rarely empty whole: left alone, the file grows by
   // two pages an insert and a walk fetches half-empty pages. With
   // writer_mutex() held, when the live pages exceed the fewest that could
-  // hold every list by `slack` (kCompactionSlack: the target): the lists of a neighbourhood of
+  // hold every list by `slack`: the lists of a neighbourhood of
   // sparse pages (at most `sparse_fill` of their slots used), read, ordered by a walk over
   // their edges so neighbours share a page again, and written out of place
   // like a repair's (followed by Publish). Empty `out->moves` when none is
   // due.
-  static constexpr double kCompactionSlack = 0.25;
-  static constexpr double kSparseFill = 1.0 / 3.0;
   // With writer_mutex() held, in Prepare: the pages an insert's changed
   // lists leave with at most a quarter of their lists still on them, when
   // the position seeking kept them, give those lists up too (they join the
   // insert's, on its fresh pages): the pages empty at once, with no read
   // of their own, and the lists stay beside the neighbourhood they were in.
   void SweepLeftovers(const SeekResult& seek, InsertStats* stats);
-  bool CompactionDue(double slack = kCompactionSlack) const;
-  Status PrepareCompaction(PreparedInsert* out, double slack = kCompactionSlack,
-                           double sparse_fill = kSparseFill);
+  bool CompactionDue(double slack) const;
+  Status PrepareCompaction(PreparedInsert* out, double slack, double sparse_fill);
   std::mutex& writer_mutex() { return writer_mu_; }
   // The PQ code of vertex `v` (appended or not).
   std::span<const std::uint8_t> code(std::uint32_t v) const;
