@@ -47,6 +47,7 @@ struct Config {
   std::uint32_t L = 50, k = 10, search_threads = 1;
   std::uint32_t insert_L = 64, exact_neighbours = 8, insert_W = 8, insert_threads = 1;
   bool no_entrance = false;
+  std::uint32_t hot_page_heat = 0;
   std::uint32_t rerank_group = 0, cache_mib = 0;
   std::string cache_policy = "lfu";
   double search_seconds = 10;
@@ -57,6 +58,7 @@ struct SearchRecord {
   std::uint64_t rows;  // rows held when it began
   double latency_us;
   std::uint32_t pages;
+  std::uint32_t cache_hits;  // edge pages served by the hot-page cache
   double at_s;  // since the insert phase began
   std::vector<VectorId> ids;
 };
@@ -136,6 +138,7 @@ class SearchLoad {
       }
       r.latency_us = s.latency_us;
       r.pages = s.pages_read;
+      r.cache_hits = s.cache_hits;
       r.at_s = Seconds(t0_, Clock::now());
       mine.push_back(std::move(r));
     }
@@ -156,17 +159,19 @@ class SearchLoad {
 
 nlohmann::json Summary(const std::vector<SearchRecord>& rs, double seconds) {
   std::vector<double> lat;
-  double pages = 0;
+  double pages = 0, hits = 0;
   for (const auto& r : rs) {
     lat.push_back(r.latency_us / 1000.0);
     pages += r.pages;
+    hits += r.cache_hits;
   }
   return {{"searches", rs.size()},
           {"qps", rs.size() / seconds},
           {"p50_ms", Percentile(lat, 0.50)},
           {"p90_ms", Percentile(lat, 0.90)},
           {"p99_ms", Percentile(lat, 0.99)},
-          {"pages_per_query", rs.empty() ? 0 : pages / rs.size()}};
+          {"pages_per_query", rs.empty() ? 0 : pages / rs.size()},
+          {"cache_hit_rate", pages + hits > 0 ? hits / (pages + hits) : 0}};
 }
 
 nlohmann::json SearchOnly(const Index& index, const VectorMatrix& queries, const Config& cfg,
@@ -200,6 +205,7 @@ int Main(const Config& cfg) {
                    {"k", cfg.k}, {"search_threads", cfg.search_threads},
                    {"insert_threads", cfg.insert_threads}, {"insert_L", cfg.insert_L},
                    {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance},
+                   {"hot_page_heat", cfg.hot_page_heat},
                    {"rerank_group", cfg.rerank_group}, {"cache_mib", cfg.cache_mib},
                    {"cache_policy", cfg.cache_policy}, {"nproc", std::thread::hardware_concurrency()},
                    {"loadavg_start", LoadAvg()}};
@@ -209,6 +215,7 @@ int Main(const Config& cfg) {
   o.exact_neighbours = cfg.exact_neighbours;
   o.beam_width = cfg.insert_W;
   o.entrance_updates = !cfg.no_entrance;
+  o.hot_page_heat = cfg.hot_page_heat;
   OpenOptions open;
   open.cache_mib = cfg.cache_mib;
   const std::pair<const char*, EdgeCachePolicy> policies[] = {
@@ -240,7 +247,8 @@ int Main(const Config& cfg) {
   load.set_row_map(base_of.get());
   std::vector<double> insert_done_at;
   double seek = 0, prune = 0, write = 0, publish = 0;
-  std::uint64_t bytes = 0, lists = 0, pages_written = 0, pages_read = 0, reused = 0, pruned = 0;
+  std::uint64_t bytes = 0, lists = 0, pages_written = 0, pages_read = 0, reused = 0, pruned = 0,
+                hot = 0;
   std::mutex totals_mu;
   std::atomic<std::uint64_t> next{cfg.start};
   const auto t0 = Clock::now();
@@ -265,6 +273,7 @@ int Main(const Config& cfg) {
       pages_read += rep.pages_read;
       reused += rep.pages_reused;
       pruned += rep.lists_pruned;
+      hot += rep.hot_pages_rewritten;
       if ((done - cfg.start) % 10000 == 0) std::cerr << "inserted " << done - cfg.start << "\n";
     }
   };
@@ -284,6 +293,7 @@ int Main(const Config& cfg) {
       {"lists_written_per_insert", lists / n},
       {"lists_pruned_per_insert", pruned / n},
       {"edge_pages_written_per_insert", pages_written / n},
+      {"hot_pages_rewritten_per_insert", hot / n},
       {"reused_page_share", pages_written ? static_cast<double>(reused) / pages_written : 0},
       {"bytes_written_per_insert", bytes / n},
       {"packed_in_place_model_bytes_per_insert", (lists / n) * 4096.0},
@@ -352,6 +362,8 @@ int main(int argc, char** argv) {
   app.add_option("--exact-neighbours", cfg.exact_neighbours, "Candidates re-ranked while seeking");
   app.add_option("--insert-W", cfg.insert_W, "Position seeking's beam width");
   app.add_option("--insert-threads", cfg.insert_threads, "Inserting threads");
+  app.add_option("--hot-page-heat", cfg.hot_page_heat,
+                 "Rewrite cached edge pages at least this hot whole (0: never)");
   app.add_flag("--no-entrance", cfg.no_entrance, "Keep the MemGraph as built (no live entrance graph)");
   app.add_option("--rerank-group", cfg.rerank_group,
                  "Searches' speculative re-rank group (0: the whole list)");

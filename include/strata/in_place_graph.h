@@ -52,6 +52,12 @@ struct InPlaceGraphOptions {
   // leave (SweepLeftovers), so those pages empty at once. False: only the
   // changed lists move (compaction by PrepareCompaction is the owner's call).
   bool sweep_leftovers = true;
+  // Hot pages are rewritten whole: a changed list on an edge page the
+  // hot-page cache holds at least this hot (its LFU count; 1 under the
+  // other policies) stays with its page mates, the page written out of
+  // place with the change in. 0: every changed list moves to the insert's
+  // fresh pages. Only with a cache (OpenOptions::cache_mib).
+  std::uint32_t hot_page_heat = 0;
   // Searches leave deleted rows out of their results. An owner that
   // decides what is live through the search's IdFilter turns this off.
   bool search_hides_deleted = true;
@@ -88,6 +94,7 @@ struct InsertReport {
   std::uint32_t pages_reused = 0;
   std::uint64_t bytes_written = 0;
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
+  std::uint32_t hot_pages_rewritten = 0;  // of edge_pages_written (hot_page_heat)
 };
 
 // An insert written to the files, not yet visible (InPlaceGraph::Prepare).

@@ -164,6 +164,7 @@ struct Collection::Impl {
   std::set<std::uint32_t> applying;
   std::uint32_t pending_claimed = 0;
   std::atomic<std::uint64_t> in_place_inserts{0};
+  std::atomic<std::uint64_t> in_place_hot_pages_rewritten{0};
   Status last_apply_error;  // guarded by write_mu
   std::condition_variable applier_cv;  // with bg_mu
   std::vector<std::thread> applier_threads;

@@ -69,6 +69,7 @@ Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
   setup.graph.R = stored.graph.R;
   setup.graph.L = options.in_place_L;
   setup.graph.sweep_leftovers = options.in_place_compaction;
+  setup.graph.hot_page_heat = options.in_place_hot_page_heat;
   setup.graph.alpha = stored.graph.alpha;
   setup.threads = options.merge_threads;
   if (journal != nullptr) {
@@ -239,6 +240,7 @@ Status Collection::Impl::ApplyOne(bool* applied, bool* held_back) {
   claim.applied_here = true;
   claim.End();
   in_place_inserts++;
+  in_place_hot_pages_rewritten += prepared.report.hot_pages_rewritten;
   *applied = true;
   if (st->version->full() && MergeDue()) RequestMerge();
   return RotatePending();

@@ -284,6 +284,10 @@ TEST(CollectionInPlace, SearchesBesideUpsertsAndDeletes) {
   const std::uint64_t ops = env != nullptr ? std::strtoull(env, nullptr, 10) : 20000;
   testutil::ScratchDir dir;
   CollectionOptions o = InPlaceOptions();
+  // An edge-page cache, every cached page hot: inserts rewrite cached pages
+  // whole (Peek, Offer) while searches look pages up and admit them.
+  o.open.cache_mib = 1;
+  o.in_place_hot_page_heat = 1;
   auto c = Collection::Open(dir.File("c"), o);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   std::mt19937_64 rng(9);
@@ -366,6 +370,7 @@ TEST(CollectionInPlace, SearchesBesideUpsertsAndDeletes) {
   }
   EXPECT_EQ((*c)->Count(), model.live.size());
   EXPECT_GE(Recall(**c, model, rng, 60), 0.95);
+  EXPECT_GT((*c)->Stats().in_place_hot_pages_rewritten, 0u);
 }
 
 }  // namespace

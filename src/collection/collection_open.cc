@@ -470,6 +470,7 @@ CollectionStats Collection::Stats() const {
   s.graph_label_field = m.stored.graph_label_field;
   s.update_mode = m.stored.update_mode;
   s.in_place_inserts = m.in_place_inserts.load();
+  s.in_place_hot_pages_rewritten = m.in_place_hot_pages_rewritten.load();
   s.in_place_repairs = m.in_place_repairs.load();
   s.in_place_compactions = m.in_place_compactions.load();
   if (s.index_type == "graph") {

@@ -46,6 +46,7 @@ Result<std::unique_ptr<InPlaceGraph>> InPlaceGraph::Open(const std::string& inde
   u.alpha = options.alpha;
   u.entrance_updates = options.entrance_updates;
   u.sweep_leftovers = options.sweep_leftovers;
+  u.hot_page_heat = options.hot_page_heat;
   u.io.engine = open.io_engine;
   STRATA_ASSIGN_OR_RETURN(state->updater,
                           update::InPlaceUpdater::Create(impl.data, &*impl.decoupled, u,
@@ -60,7 +61,7 @@ InsertReport ToReport(const update::InsertStats& s) {
   return InsertReport{s.pages_read,         s.lists_written, s.lists_pruned,
                       s.edge_pages_written, s.pages_reused,  s.bytes_written,
                       s.seek_us,            s.prune_us,      s.write_us,
-                      s.publish_us};
+                      s.publish_us,         s.hot_pages_rewritten};
 }
 
 // A repair's or a compaction's prepared moves (no new vertex), holding

@@ -174,6 +174,14 @@ std::uint32_t EdgePageCache::Heat(std::uint32_t page) const {
   return policy_ == EdgeCachePolicy::kLfu ? std::max<std::uint32_t>(1, frames_[f].count) : 1;
 }
 
+std::uint32_t EdgePageCache::Peek(std::uint32_t page, std::byte* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::uint32_t f = FrameOf(page);
+  if (f == kNone) return 0;
+  std::memcpy(out, bytes_.data() + static_cast<std::size_t>(f) * format::kSector, format::kSector);
+  return policy_ == EdgeCachePolicy::kLfu ? std::max<std::uint32_t>(1, frames_[f].count) : 1;
+}
+
 void EdgePageCache::Offer(std::uint32_t page, const std::byte* sector, std::uint32_t heat) {
   if (page == kNone) return;
   std::lock_guard<std::mutex> lock(mu_);

@@ -48,6 +48,11 @@ class EdgePageCache {
   // 0 when `page` is not cached, else how hot it is (its LFU count; 1 under
   // the other policies), for an updater moving its lists (Offer's heat).
   std::uint32_t Heat(std::uint32_t page) const;
+  // An in-place updater about to rewrite cached `page` whole (its lists
+  // changed): copies it into `out` (kSector bytes) and returns its heat, as
+  // Heat; 0, and nothing copied, when it is not cached. Not a hit: neither
+  // the counters nor the policy's order change.
+  std::uint32_t Peek(std::uint32_t page, std::byte* out) const;
   // Drops `page` if cached: an in-place updater is about to rewrite it (a
   // page is reused only once no search that read its old content runs, so
   // no stale copy is offered after this).

@@ -90,7 +90,8 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
           format::EdgePageReader page,
           layout_->edges.OpenPage(page_no, std::span<const std::byte, format::kSector>(
                                                buffers_.buffer(i), format::kSector)));
-      for (std::uint32_t s = 0; s < page.used(); ++s) {
+      // Every slot: a hot page rewritten whole may have free ones between.
+      for (std::uint32_t s = 0; s < spp; ++s) {
         const std::uint32_t v = page.vertex(s);
         if (v >= growth().count()) continue;
         const format::EdgeLocation loc = layout_->Location(v);
@@ -191,7 +192,7 @@ void InPlaceUpdater::SweepLeftovers(const SeekResult& seek, InsertStats* stats) 
     auto reader = format::EdgePageReader::Open(
         geometry_, std::span<const std::byte, format::kSectorPayload>(sector, format::kSectorPayload));
     if (!reader.ok()) continue;
-    for (std::uint32_t s = 0; s < reader->used(); ++s) {
+    for (std::uint32_t s = 0; s < geometry_.slots_per_page; ++s) {
       const std::uint32_t u = reader->vertex(s);
       if (u >= count || std::binary_search(changed.begin(), changed.end(), u)) continue;
       const format::EdgeLocation loc = layout_->Location(u);

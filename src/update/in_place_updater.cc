@@ -436,10 +436,10 @@ std::uint32_t InPlaceUpdater::AllocatePage(InsertStats* stats) {
 
 Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
                                 std::vector<format::EdgeLocation>* placed, InsertStats* stats,
-                                bool with_vector) {
+                                bool with_vector, const std::vector<HotPage>* hot,
+                                std::vector<ListMove>* hot_moves) {
   ++epoch_;
   const std::uint32_t spp = geometry_.slots_per_page;
-  const std::size_t pages = (lists.size() + spp - 1) / spp;
   std::vector<IoRequest*> batch;
   placed->assign(lists.size(), {});
   // Pages taken here go back to the free list if the write fails: nothing
@@ -454,29 +454,47 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
       for (std::uint32_t page : *taken) u->free_.push_front({page, 0});
     }
   } give_back{this, &taken};
+  // The next request of the batch: one sector from `buffer` to `offset` of `file`.
+  auto add_write = [&](IoFileId file, std::uint64_t offset, std::byte* buffer) {
+    IoRequest& r = requests_[batch.size()];
+    r = IoRequest{};
+    r.op = IoOp::kWrite;
+    r.file = file;
+    r.offset = offset;
+    r.length = static_cast<std::uint32_t>(format::kSector);
+    r.buffer = buffer;
+    batch.push_back(&r);
+  };
+  // Hot pages first, whole, their free slots taking the first of `lists`.
+  std::size_t next = 0;
+  const std::size_t hot_pages = hot != nullptr ? hot->size() : 0;
+  for (std::size_t h = 0; h < hot_pages; ++h) {
+    const std::uint32_t page_no = AllocatePage(stats);
+    taken.push_back(page_no);
+    std::byte* buffer = buffers_.buffer(batch.size());
+    STRATA_RETURN_IF_ERROR(
+        BuildHotPage((*hot)[h], page_no, buffer, lists, &next, placed, hot_moves));
+    add_write(edge_id_, static_cast<std::uint64_t>(page_no) * format::kSector, buffer);
+    stats->lists_written += static_cast<std::uint32_t>((*hot)[h].changed.size());
+  }
+  // The rest on fresh pages, in order.
+  const std::size_t first_fresh = next;
+  const std::size_t pages = (lists.size() - next + spp - 1) / spp;
   for (std::size_t p = 0; p < pages; ++p) {
     const std::uint32_t page_no = AllocatePage(stats);
     taken.push_back(page_no);
-    std::byte* buffer = buffers_.buffer(p);
+    std::byte* buffer = buffers_.buffer(batch.size());
     std::memset(buffer, 0, format::kSector);
     format::EdgePageWriter writer(
         geometry_, std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
     writer.Clear(epoch_);
-    for (std::uint32_t s = 0; s < spp && p * spp + s < lists.size(); ++s) {
-      const List& list = lists[p * spp + s];
-      STRATA_RETURN_IF_ERROR(writer.Put(s, list.vertex, list.ids));
-      (*placed)[p * spp + s] = {page_no, static_cast<std::uint16_t>(s), 0};
+    for (std::uint32_t s = 0; s < spp && next < lists.size(); ++s, ++next) {
+      STRATA_RETURN_IF_ERROR(writer.Put(s, lists[next].vertex, lists[next].ids));
+      (*placed)[next] = {page_no, static_cast<std::uint16_t>(s), 0};
     }
     format::SealSector(std::span<std::byte, format::kSector>(buffer, format::kSector),
                        format::FileKind::kEdgePages, page_no);
-    IoRequest& r = requests_[p];
-    r = IoRequest{};
-    r.op = IoOp::kWrite;
-    r.file = edge_id_;
-    r.offset = static_cast<std::uint64_t>(page_no) * format::kSector;
-    r.length = static_cast<std::uint32_t>(format::kSector);
-    r.buffer = buffer;
-    batch.push_back(&r);
+    add_write(edge_id_, static_cast<std::uint64_t>(page_no) * format::kSector, buffer);
   }
   std::uint32_t last_page = 0;
   for (std::uint32_t page : taken) last_page = std::max(last_page, page);
@@ -486,36 +504,37 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     STRATA_RETURN_IF_ERROR(Reserve(vector_file_, (tail_sector_ + 1) * format::kSector,
                                    kVectorReserveBytes, &vector_reserved_));
     // The new vector's sector (lists[0] is the new vertex).
-    std::byte* vbuf = buffers_.buffer(pages);
+    std::byte* vbuf = buffers_.buffer(batch.size());
     std::memcpy(vbuf, tail_.data(), format::kSector);
-    IoRequest& r = requests_[pages];
-    r = IoRequest{};
-    r.op = IoOp::kWrite;
-    r.file = vector_id_;
-    r.offset = tail_sector_ * format::kSector;
-    r.length = static_cast<std::uint32_t>(format::kSector);
-    r.buffer = vbuf;
-    batch.push_back(&r);
+    add_write(vector_id_, tail_sector_ * format::kSector, vbuf);
   }
   STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
   give_back.done = true;
   if (layout_->cache) {
+    // A hot page's new copy enters the cache as hot as the old one.
+    for (std::size_t h = 0; h < hot_pages; ++h) {
+      layout_->cache->Offer(taken[h], buffers_.buffer(h), (*hot)[h].heat);
+    }
     // Out-of-place writes give hot lists new page numbers: a new page
     // enters the cache as hot as the hottest cached page its lists left,
-    // so the hot set follows its lists (NAVIS updates cached pages in
-    // place; here they move). Nothing names the new pages before Publish.
+    // so the hot set follows its lists. Nothing names the new pages before
+    // Publish.
     for (std::size_t p = 0; p < pages; ++p) {
       std::uint32_t heat = 0;
-      for (std::uint32_t s = 0; s < spp && p * spp + s < lists.size(); ++s) {
-        const std::uint32_t v = lists[p * spp + s].vertex;
+      const std::size_t from = first_fresh + p * spp;
+      for (std::size_t i = from; i < std::min(lists.size(), from + spp); ++i) {
+        const std::uint32_t v = lists[i].vertex;
         if (v >= growth().count()) continue;  // the new vertex: no old page
         const std::uint32_t old_page = layout_->Location(v).page;
         if (old_page != 0) heat = std::max(heat, layout_->cache->Heat(old_page));
       }
-      if (heat > 0) layout_->cache->Offer(taken[p], buffers_.buffer(p), heat);
+      if (heat > 0) {
+        layout_->cache->Offer(taken[hot_pages + p], buffers_.buffer(hot_pages + p), heat);
+      }
     }
   }
-  stats->edge_pages_written += static_cast<std::uint32_t>(pages);
+  stats->edge_pages_written += static_cast<std::uint32_t>(taken.size());
+  stats->hot_pages_rewritten += static_cast<std::uint32_t>(hot_pages);
   stats->lists_written += static_cast<std::uint32_t>(lists.size());
   stats->bytes_written += batch.size() * format::kSector;
   return Status::OK();
@@ -630,6 +649,8 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
     }
     lists_.push_back(std::move(list));
   }
+  std::vector<HotPage> hot;
+  TakeHotPages(&hot);  // before the sweep: a hot page keeps its lists
   if (options_.sweep_leftovers) SweepLeftovers(*seek, stats);
   stats->prune_us += timer.ElapsedMicros();
 
@@ -645,9 +666,11 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
                      format::FileKind::kVectors, tail_sector_);
   prepared_vector_.assign(q.begin(), q.end());
   std::vector<format::EdgeLocation> placed;
-  STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, stats));
+  std::vector<ListMove> hot_moves;
+  STRATA_RETURN_IF_ERROR(WriteOut(lists_, &placed, stats, /*with_vector=*/true, &hot, &hot_moves));
   out->moves.resize(lists_.size());
   for (std::size_t i = 0; i < lists_.size(); ++i) out->moves[i] = {lists_[i].vertex, placed[i]};
+  out->moves.insert(out->moves.end(), hot_moves.begin(), hot_moves.end());
   stats->write_us = timer.ElapsedMicros();
   return Status::OK();
 }

@@ -74,6 +74,15 @@ struct InPlaceOptions {
   bool entrance_updates = true;
   std::uint32_t entrance_every = 0;
   bool sweep_leftovers = true;  // SweepLeftovers in Prepare
+  // Hot pages are rewritten whole: a changed list on an edge page the
+  // hot-page cache holds at least this hot (EdgePageCache::Heat) stays with
+  // its page mates; the page, copied from the cache with the changed lists
+  // put in, is written to a fresh page (out of place, as every write), its
+  // free slots taking the insert's other lists. NAVIS writes dirty cached
+  // pages back in place; moving hot lists one by one instead scatters the
+  // hot set over pages full of cold lists. 0: never (every changed list
+  // moves to the insert's fresh pages).
+  std::uint32_t hot_page_heat = 0;
   // Most vertices the layout may hold (the files' and the inserted ones);
   // the RAM for codes and the indirection table is taken for it up front.
   std::uint32_t capacity = 0;
@@ -110,6 +119,7 @@ struct InsertStats {
   std::uint32_t lists_pruned = 0;      // neighbours' lists cut back to R
   std::uint32_t lists_swept = 0;       // unchanged lists moved to empty their page (SweepLeftovers)
   std::uint32_t edge_pages_written = 0;
+  std::uint32_t hot_pages_rewritten = 0;  // of those, cached pages rewritten whole
   std::uint32_t pages_reused = 0;      // of those, freed pages taken again
   std::uint64_t bytes_written = 0;     // edge pages and the vector sector
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
@@ -222,6 +232,25 @@ class InPlaceUpdater {
     std::uint32_t vertex;
     std::vector<std::uint32_t> ids;
   };
+  // A hot page rewritten whole (InPlaceOptions::hot_page_heat): its cached
+  // bytes and its lists that changed.
+  struct HotPage {
+    std::uint32_t page = 0;
+    std::uint32_t heat = 0;
+    std::vector<std::byte> bytes;  // kSector, copied from the cache
+    std::vector<List> changed;
+  };
+  // With writer_mutex() held, in Prepare: takes the changed lists (past
+  // lists_[0], the new vertex's) on hot cached pages out of lists_ into
+  // `out`, a page each (in_place_hot_pages.cc).
+  void TakeHotPages(std::vector<HotPage>* out);
+  // Writes hot page `hot` to `page_no` in `buffer`: its current lists at
+  // their slots, the changed ones as changed, then lists[*next...] in the
+  // free slots (their places in `placed`); the moves of its own lists are
+  // appended to `moves`.
+  Status BuildHotPage(const HotPage& hot, std::uint32_t page_no, std::byte* buffer,
+                      const std::vector<List>& lists, std::size_t* next,
+                      std::vector<format::EdgeLocation>* placed, std::vector<ListMove>* moves);
   InPlaceUpdater(const search::GraphIndexData& index, search::DecoupledGraphData* layout,
                  const InPlaceOptions& options);
   search::DecoupledGrowth& growth() const { return *layout_->growth; }
@@ -239,9 +268,12 @@ class InPlaceUpdater {
   std::uint32_t AllocatePage(InsertStats* stats);
   Status Replay(const InPlaceRecovery& recovery);
   // Writes `lists` onto fresh pages and (with_vector) the tail vector
-  // sector, one batch.
+  // sector, one batch; with `hot`, the hot pages first (BuildHotPage), the
+  // moves of their unchanged and changed lists appended to `hot_moves`.
   Status WriteOut(const std::vector<List>& lists, std::vector<format::EdgeLocation>* placed,
-                  InsertStats* stats, bool with_vector = true);
+                  InsertStats* stats, bool with_vector = true,
+                  const std::vector<HotPage>* hot = nullptr,
+                  std::vector<ListMove>* hot_moves = nullptr);
 
   const search::GraphIndexData& index_;
   search::DecoupledGraphData* layout_;

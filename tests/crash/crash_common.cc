@@ -58,6 +58,12 @@ CollectionOptions MakeOptions(Durability durability, UpdateMode update_mode) {
   o.durability = durability;
   o.update_mode = update_mode;
   o.in_place_threads = 2;  // (buffered collections ignore it)
+  if (update_mode == UpdateMode::kInPlace) {
+    // A small edge-page cache, every cached page hot: kills also land
+    // inside inserts that rewrite cached pages whole.
+    o.open.cache_mib = 1;
+    o.in_place_hot_page_heat = 1;
+  }
   if (const char* t = std::getenv("STRATA_CRASH_APPLIERS")) o.in_place_threads = std::atoi(t);
   o.flat_threshold = kFlatThreshold;
   o.merge_pending_count = kMergePendingCount;

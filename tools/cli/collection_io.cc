@@ -288,9 +288,10 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
   if (s.update_mode == UpdateMode::kInPlace) {
     std::fprintf(out,
                  "%*sin place since open: %llu writes applied, %llu deletes repaired (%llu queued), "
-                 "%llu compactions; edge pages %llu (%llu with lists)\n",
+                 "%llu compactions, %llu hot pages rewritten; edge pages %llu (%llu with lists)\n",
                  indent, "", u(s.in_place_inserts), u(s.in_place_repairs),
                  u(s.in_place_repairs_queued), u(s.in_place_compactions),
+                 u(s.in_place_hot_pages_rewritten),
                  u(s.in_place_edge_pages), u(s.in_place_live_edge_pages));
   }
   std::fprintf(out, "%*slive %llu (indexed %llu, pending %llu, deleted slots %llu)\n", indent, "",
@@ -336,6 +337,7 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"in_place_repairs", s.in_place_repairs},
           {"in_place_repairs_queued", s.in_place_repairs_queued},
           {"in_place_compactions", s.in_place_compactions},
+          {"in_place_hot_pages_rewritten", s.in_place_hot_pages_rewritten},
           {"in_place_edge_pages", s.in_place_edge_pages},
           {"in_place_live_edge_pages", s.in_place_live_edge_pages},
           {"live", s.live},

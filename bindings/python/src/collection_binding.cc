@@ -361,6 +361,7 @@ class PyCollection {
     d["in_place_repairs"] = s.in_place_repairs;
     d["in_place_repairs_queued"] = s.in_place_repairs_queued;
     d["in_place_compactions"] = s.in_place_compactions;
+    d["in_place_hot_pages_rewritten"] = s.in_place_hot_pages_rewritten;
     d["in_place_edge_pages"] = s.in_place_edge_pages;
     d["in_place_live_edge_pages"] = s.in_place_live_edge_pages;
     d["merging"] = s.merging;
