@@ -20,11 +20,8 @@ using testutil::Build;
 using testutil::Fixture;
 using testutil::kBuilt;
 using testutil::kRows;
+using testutil::LiveRecall;
 using testutil::Journal;
-
-double Recall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows) {
-  return testutil::LiveRecall(g, f, rows, std::vector<bool>(rows, false));
-}
 
 // One compaction, committed and journalled; false when none was due.
 bool Compact(InPlaceGraph* g, Journal* journal, std::uint64_t* moved, double slack = 0.25,
@@ -50,7 +47,7 @@ std::uint64_t LivePagesAfterInserts(bool sweep, std::uint64_t to) {
   for (std::uint64_t r = kBuilt; r < to; ++r) {
     EXPECT_TRUE((*g)->Insert(f.base.row<float>(r)).ok());
   }
-  EXPECT_GE(Recall(**g, f, to), 0.95);
+  EXPECT_GE(LiveRecall(**g, f, to), 0.95);
   return (*g)->live_edge_pages();
 }
 
@@ -107,7 +104,7 @@ TEST(InPlaceCompaction, SparsePagesAreRepackedReusedAndReplayed) {
       while (more < 20000 && Compact(g->get(), &journal, &moved, 0.0, 0.5)) ++more;
       EXPECT_LT((*g)->live_edge_pages(), live_third);
     }
-    EXPECT_GE(Recall(**g, f, half), 0.95);
+    EXPECT_GE(LiveRecall(**g, f, half), 0.95);
     // Inserts interleaved with compactions: the freed pages are taken again
     // (the file grows by less than the pages written) and the fill holds.
     std::uint64_t written = 0;
@@ -126,7 +123,7 @@ TEST(InPlaceCompaction, SparsePagesAreRepackedReusedAndReplayed) {
     // by at most 1.33x.
     EXPECT_LE(static_cast<double>((*g)->live_edge_pages()),
               1.45 * static_cast<double>(live_after) * kRows / half);
-    EXPECT_GE(Recall(**g, f, kRows), 0.95);
+    EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
   }
   // Every move, the compactions' among them, replays at a reopen.
   const InPlaceRecovery recovery = journal.Recovery();
@@ -134,7 +131,7 @@ TEST(InPlaceCompaction, SparsePagesAreRepackedReusedAndReplayed) {
                               {}, &recovery);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ((*g)->num_rows(), kRows);
-  EXPECT_GE(Recall(**g, f, kRows), 0.95);
+  EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
 }
 
 }  // namespace

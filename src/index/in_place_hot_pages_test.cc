@@ -21,10 +21,7 @@ using testutil::Fixture;
 using testutil::Journal;
 using testutil::kBuilt;
 using testutil::kRows;
-
-double Recall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows) {
-  return testutil::LiveRecall(g, f, rows, std::vector<bool>(rows, false));
-}
+using testutil::LiveRecall;
 
 TEST(InPlaceHotPages, CachedPagesAreRewrittenWholeAndReplay) {
   testutil::ScratchDir dir;
@@ -39,7 +36,7 @@ TEST(InPlaceHotPages, CachedPagesAreRewrittenWholeAndReplay) {
   {
     auto g = InPlaceGraph::Open(f.index, f.layout, options, open);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
-    EXPECT_GE(Recall(**g, f, kBuilt), 0.95);  // the searches fill the cache
+    EXPECT_GE(LiveRecall(**g, f, kBuilt), 0.95);  // the searches fill the cache
     for (std::uint64_t r = kBuilt; r < half; ++r) {
       PreparedInPlaceInsert p;
       ASSERT_TRUE((*g)->Prepare(f.base.row<float>(r), &p).ok());
@@ -51,14 +48,14 @@ TEST(InPlaceHotPages, CachedPagesAreRewrittenWholeAndReplay) {
       (*g)->Commit(&p);
       journal.Record(p);
       if (r % 100 == 0) {
-        EXPECT_GE(Recall(**g, f, r + 1), 0.9) << "after row " << r;
+        EXPECT_GE(LiveRecall(**g, f, r + 1), 0.9) << "after row " << r;
       }
     }
     // Most changed lists sit on cached pages: rewritten with their mates,
     // whose moves the journal holds too.
     EXPECT_GT(hot, (half - kBuilt) / 2);
     EXPECT_GT(moves, lists);
-    EXPECT_GE(Recall(**g, f, half), 0.95);
+    EXPECT_GE(LiveRecall(**g, f, half), 0.95);
     EXPECT_LE((*g)->live_edge_pages(), (*g)->edge_pages());
     // Compaction over pages with free slots between their lists.
     int compactions = 0;
@@ -71,14 +68,14 @@ TEST(InPlaceHotPages, CachedPagesAreRewrittenWholeAndReplay) {
       if (!did) break;
       ++compactions;
     }
-    EXPECT_GE(Recall(**g, f, half), 0.95);
+    EXPECT_GE(LiveRecall(**g, f, half), 0.95);
     for (std::uint64_t r = half; r < kRows; ++r) {
       PreparedInPlaceInsert p;
       ASSERT_TRUE((*g)->Prepare(f.base.row<float>(r), &p).ok());
       (*g)->Commit(&p);
       journal.Record(p);
     }
-    EXPECT_GE(Recall(**g, f, kRows), 0.95);
+    EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
   }
   // Every list is found where the journal says (Open fails on a vertex
   // left without one), and the graph answers as before.
@@ -86,7 +83,7 @@ TEST(InPlaceHotPages, CachedPagesAreRewrittenWholeAndReplay) {
   auto g = InPlaceGraph::Open(f.index, f.layout, options, open, &recovery);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ((*g)->num_rows(), kRows);
-  EXPECT_GE(Recall(**g, f, kRows), 0.95);
+  EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
 }
 
 // Without a cache nothing is hot: the option changes nothing.
@@ -102,7 +99,7 @@ TEST(InPlaceHotPages, NoCacheNoRewrites) {
     EXPECT_EQ(p.report.hot_pages_rewritten, 0u);
     (*g)->Commit(&p);
   }
-  EXPECT_GE(Recall(**g, f, kBuilt + 200), 0.95);
+  EXPECT_GE(LiveRecall(**g, f, kBuilt + 200), 0.95);
 }
 
 }  // namespace

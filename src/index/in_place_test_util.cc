@@ -81,4 +81,8 @@ double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
   return recall.ok() ? recall->mean_recall : 0;
 }
 
+double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows) {
+  return LiveRecall(g, f, rows, std::vector<bool>(rows, false));
+}
+
 }  // namespace strata::testutil

@@ -50,6 +50,8 @@ struct Journal {
 // rows [0, rows) not `deleted`; a gtest failure for a hit that is not live.
 double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows,
                   const std::vector<bool>& deleted);
+// The same with no row deleted.
+double LiveRecall(const InPlaceGraph& g, const Fixture& f, std::uint64_t rows);
 
 }  // namespace strata::testutil
 
