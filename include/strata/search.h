@@ -91,7 +91,8 @@ struct SearchParams {
   std::uint32_t nprobe = 0;
   IvfPipeline pipeline = IvfPipeline::kFull;
   // IVF: most page reads in flight per query (0 = 16, RaBitQ-SSD's Q for <= 16
-  // threads).
+  // threads; 32 for a scan of listed rows, restrict_to, whose reads are
+  // nearly all known at its start).
   std::uint32_t inflight = 0;
   // IVF, full pipeline: the drain threshold is the distance of rank
   // round(drain_alpha k) among the results so far (1 = behave as the

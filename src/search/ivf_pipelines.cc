@@ -57,12 +57,13 @@ Status IvfSearchContext::SubmitGroup(const PageGroup& group) {
   return Status::OK();
 }
 
-Status IvfSearchContext::Harvest(bool block) {
+Status IvfSearchContext::Harvest(bool block, std::size_t min_completions) {
   if (queue_->in_flight() == 0) return Status::OK();
   std::span<IoRequest*> out(completed_.data(), queue_->in_flight());
   std::size_t n = 0;
   if (block) {
-    STRATA_ASSIGN_OR_RETURN(n, queue_->Wait(out, 1));
+    STRATA_ASSIGN_OR_RETURN(
+        n, queue_->Wait(out, std::min<std::size_t>(min_completions, queue_->in_flight())));
   } else {
     STRATA_ASSIGN_OR_RETURN(n, queue_->Poll(out));
   }
@@ -168,7 +169,12 @@ Status IvfSearchContext::Drain(const SearchParams& params) {
         // Nothing in flight means nothing pending either: fill_first stops
         // only while candidates are in flight, else IssuePending emptied it.
         if (queue_->in_flight() == 0) break;
-        STRATA_RETURN_IF_ERROR(Harvest(/*block=*/true));
+        // A listed scan's reads were all known when it began (the pages
+        // left to read only shrink): it waits for a few completions at a
+        // time, so each wake-up and each submission serves several pages
+        // (one io_uring_enter and one doorbell where one page was).
+        STRATA_RETURN_IF_ERROR(Harvest(
+            /*block=*/true, params.restrict_to != nullptr ? kListedHarvestBatch : 1));
       }
       return Status::OK();
     }

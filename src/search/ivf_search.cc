@@ -173,7 +173,10 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   for (float v : query) {
     if (!std::isfinite(v)) return Status::InvalidArgument("query has a non-finite value");
   }
-  inflight_limit_ = params.inflight ? params.inflight : kDefaultInflight;
+  const bool listed = params.restrict_to != nullptr;
+  inflight_limit_ = params.inflight                           ? params.inflight
+                    : listed && max_inflight_ >= kListedInflight ? kListedInflight
+                                                               : kDefaultInflight;
   if (inflight_limit_ > max_inflight_) {
     return Status::InvalidArgument("inflight " + std::to_string(inflight_limit_) +
                                    " exceeds this searcher's maximum " +

@@ -67,6 +67,12 @@ class IvfSearchContext {
  public:
   // Default page reads in flight (RaBitQ-SSD: Q = 16 for <= 16 threads).
   static constexpr std::uint32_t kDefaultInflight = 16;
+  // A listed (restricted) scan reads a page for most of its rows, about
+  // 90 at 0.1 % specificity on synth 1M: twice the reads in flight and
+  // completions collected four at a time, 700-762 -> 840-935 QPS at 2
+  // threads, pages unchanged (bench/results/filter_ivf_exactness_synth1m_2026-12-06.md).
+  static constexpr std::uint32_t kListedInflight = 32;
+  static constexpr std::size_t kListedHarvestBatch = 4;
 
   // `max_inflight` (1..256) bounds SearchParams::inflight for this context.
   // Errors from MakeIoQueue / BufferPool.
@@ -122,8 +128,9 @@ class IvfSearchContext {
   Status ReadBlocking(std::uint64_t unit);
   // Submits `group` (Busy is a programming error: callers check capacity).
   Status SubmitGroup(const PageGroup& group);
-  // Harvests completions: Poll when !block, else Wait for at least one.
-  Status Harvest(bool block);
+  // Harvests completions: Poll when !block, else Wait for at least
+  // min(min_completions, in flight).
+  Status Harvest(bool block, std::size_t min_completions = 1);
   // Issues pending pages in ascending bound against `threshold`, up to the
   // queue's capacity (scheduled, full); with `fill_first`, while fewer than k
   // results exist, only until the candidates in flight could make up k.
