@@ -107,6 +107,9 @@ struct Collection::Impl {
   // Tombstones in RocksDB: id -> sequence of the write that made it.
   std::unordered_map<VectorId, std::uint64_t> tombstones;
   std::uint64_t version_seq = 0;  // last write folded into the current version
+  // The last in-place journal batch's sequence (in_place_journal.h): the
+  // next batch takes one more.
+  std::uint64_t journal_seq = 0;
   std::atomic<std::uint64_t> live{0};
   // The last write in the log and applied to RAM (set under write_mu), and
   // the last one covered by an fsync of the log (group commit).

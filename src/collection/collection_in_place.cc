@@ -221,7 +221,7 @@ Status Collection::Impl::ApplyOne(bool* applied, bool* held_back) {
   st->version->StageRow(row, id, born, collection::kNeverDead);
   const std::uint64_t dead = p.dead_seq(pos);
   rocksdb::WriteBatch batch;
-  collection::JournalInsert(st->version->number(), prepared, id, born, &batch);
+  collection::JournalInsert(st->version->number(), ++journal_seq, prepared, id, born, &batch);
   auto current_copy = pending_pos.find(id);
   const bool is_current = current_copy != pending_pos.end() && current_copy->second == pos;
   if (is_current) batch.Delete(collection::IdKey(collection::kPendingPrefix, id));
@@ -300,7 +300,7 @@ Status Collection::Impl::JournalAndCommitMoves(const CollectionState& st,
   std::lock_guard<std::mutex> lock(write_mu);
   if (state->version != st.version) return Status::OK();  // rebuilt meanwhile
   rocksdb::WriteBatch batch;
-  collection::JournalMoves(st.version->number(), prepared->moves, &batch);
+  collection::JournalMoves(st.version->number(), ++journal_seq, prepared->moves, &batch);
   rocksdb::WriteOptions wo = write_options;
   wo.sync = group_commit;
   STRATA_RETURN_IF_ERROR(FromRocks(db->Write(wo, &batch), what));

@@ -251,6 +251,7 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
     std::optional<collection::LoadedJournal> journal;
     if (impl->in_place()) {
       STRATA_ASSIGN_OR_RETURN(journal, collection::LoadJournal(impl->db.get(), version_number));
+      impl->journal_seq = journal->max_seq;
     }
     STRATA_ASSIGN_OR_RETURN(state->version,
                             impl->LoadVersion(version_number, current_dir,

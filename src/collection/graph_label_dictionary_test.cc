@@ -10,25 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "collection/scratch_db_test_util.h"
 #include "collection/store_keys.h"
 #include "scratch_dir.h"
 
 namespace strata::collection {
 namespace {
 
-std::unique_ptr<rocksdb::DB> OpenDb(const std::string& path) {
-  rocksdb::Options o;
-  o.create_if_missing = true;
-  rocksdb::DB* db = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<rocksdb::DB>(db);
-}
-
 TEST(GraphLabelDictionary, NumbersInFirstSightOrderAndReloads) {
   testutil::ScratchDir dir;
   {
-    auto db = OpenDb(dir.File("db"));
+    auto db = OpenScratchDb(dir.File("db"));
     GraphLabelDictionary d;
     ASSERT_TRUE(d.Load(db.get()).ok());
     EXPECT_EQ(d.size(), 0u);
@@ -45,7 +37,7 @@ TEST(GraphLabelDictionary, NumbersInFirstSightOrderAndReloads) {
     // Other key spaces are not read as labels.
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), MetaKey("options"), "{}").ok());
   }
-  auto db = OpenDb(dir.File("db"));
+  auto db = OpenScratchDb(dir.File("db"));
   GraphLabelDictionary again;
   ASSERT_TRUE(again.Load(db.get()).ok());
   EXPECT_EQ(again.size(), 4u);
@@ -57,7 +49,7 @@ TEST(GraphLabelDictionary, NumbersInFirstSightOrderAndReloads) {
 
 TEST(GraphLabelDictionary, BoundedAndCorruptionRefused) {
   testutil::ScratchDir dir;
-  auto db = OpenDb(dir.File("db"));
+  auto db = OpenScratchDb(dir.File("db"));
   GraphLabelDictionary d;
   const std::vector<std::string> two = {"a", "b"};
   ASSERT_TRUE(d.Assign(db.get(), two, 2).ok());

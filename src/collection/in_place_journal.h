@@ -7,14 +7,24 @@
 // crash-consistent here by the journal, where PipeANN and OdinANN update
 // pages in place).
 //
-// Keys (store_keys.h), both per index version so that a merge's switch
+// Keys (store_keys.h), all per index version so that a merge's switch
 // drops the old version's entries with a range delete:
-//   'j' + version + vertex   page u32 LE | slot u16 LE: the list's place
+//   'e' + version + page     journal sequence u64 LE, then for every list on
+//                            the page: vertex u32 LE | slot u16 LE
 //   'a' + version + vertex   id u64 LE | birth sequence u64 LE | PQ code:
 //                            a vertex appended by an insert
-// One batch per insert holds its 'j' entries (the new vertex's and every
-// neighbour's changed list), its 'a' entry and the removal of the write's
-// 'p' key.
+//   'j' + version + vertex   page u32 LE | slot u16 LE (written before
+//                            2026-12-07, one key per moved list; still read)
+// A structural update writes its lists only to pages it takes whole (fresh
+// or reused, hot copies included), so the lists it moves onto a page are
+// all that page holds: one 'e' entry per written page describes it
+// completely, about 22 lists of an insert in 1-3 keys where a key per list
+// cost a tenth of an applier's CPU in RocksDB's memtable. A page reused
+// later overwrites its entry; a list that moved away leaves a stale mention
+// on its old page's entry, and the newest journal sequence naming a vertex
+// says where it is (legacy 'j' entries are older than every 'e' entry).
+// One batch per insert holds its page entries, its 'a' entry and the
+// removal of the write's 'p' key.
 #ifndef STRATA_COLLECTION_IN_PLACE_JOURNAL_H_
 #define STRATA_COLLECTION_IN_PLACE_JOURNAL_H_
 
@@ -33,12 +43,15 @@
 
 namespace strata::collection {
 
-// Adds the moved lists of an insert or a delete's repair to `batch`.
-void JournalMoves(std::uint64_t version, std::span<const InPlaceListMove> moves,
-                  rocksdb::WriteBatch* batch);
+// Adds the moved lists of an insert or a delete's repair to `batch`, as
+// entries of the pages they moved to, stamped `seq`: a journal sequence
+// greater than every earlier batch's of the version (the caller's counter,
+// continued from LoadedJournal::max_seq after a reopen).
+void JournalMoves(std::uint64_t version, std::uint64_t seq,
+                  std::span<const InPlaceListMove> moves, rocksdb::WriteBatch* batch);
 // Adds one insert's entries to `batch` (its moves and its appended vertex).
-void JournalInsert(std::uint64_t version, const PreparedInPlaceInsert& insert, VectorId id,
-                   std::uint64_t born, rocksdb::WriteBatch* batch);
+void JournalInsert(std::uint64_t version, std::uint64_t seq, const PreparedInPlaceInsert& insert,
+                   VectorId id, std::uint64_t born, rocksdb::WriteBatch* batch);
 
 // Removes every journal entry of `version` (a version that is no longer
 // current).
@@ -49,14 +62,16 @@ struct LoadedJournal {
   InPlaceRecovery recovery;  // moves, appended count and codes
   std::vector<std::pair<VectorId, std::uint64_t>> appended;  // id and birth, by vertex
   std::uint32_t first_appended = 0;  // the first appended vertex (the layout's vertex count)
+  std::uint64_t max_seq = 0;         // the newest page entry's journal sequence (0: none)
   // Entries of versions other than the current one (a crash before their
   // removal): removed by the caller.
   std::vector<std::uint64_t> stale_versions;
 };
 
-// Reads `version`'s journal. Appended vertices must follow each other
-// without a gap, their codes all of one size: Corruption otherwise (the
-// graph checks that they start at its own vertex count).
+// Reads `version`'s journal: each moved vertex once, at its newest place.
+// Appended vertices must follow each other without a gap, their codes all
+// of one size, and entries must have their sizes: Corruption otherwise (the
+// graph checks that appended vertices start at its own vertex count).
 Result<LoadedJournal> LoadJournal(rocksdb::DB* db, std::uint64_t version);
 
 }  // namespace strata::collection

@@ -1,6 +1,6 @@
 // The collection's RocksDB key space and value encodings (docs/collection.md).
 //
-// One key space, seven prefixes (one byte each), ids big-endian so that a
+// One key space, eight prefixes (one byte each), ids big-endian so that a
 // prefix iterates in id order:
 //   'm' + name           meta: "options" (JSON, creation options),
 //                        "version" (JSON: current index version and the
@@ -13,9 +13,13 @@
 //                        (deleted or replaced); the write sequence (u64 LE)
 //   'g' + keyword        a label-aware graph's label of a keyword (u32 LE;
 //                        graph_label_dictionary.h)
+//   'e' + version (8 B BE) + page (4 B BE)
+//                        update_mode in_place: the lists an update wrote to
+//                        that page of the version's decoupled layout, with
+//                        the update's journal sequence (in_place_journal.h)
 //   'j' + version (8 B BE) + vertex (4 B BE)
-//                        update_mode in_place: where the vertex's edge list
-//                        is now in that version's decoupled layout
+//                        update_mode in_place, before 2026-12-07: where the
+//                        vertex's edge list was moved (read, never written)
 //   'a' + version (8 B BE) + vertex (4 B BE)
 //                        update_mode in_place: a vertex appended to that
 //                        version: its id, birth sequence and PQ code
@@ -41,6 +45,7 @@ inline constexpr char kVectorPrefix = 'v';
 inline constexpr char kPendingPrefix = 'p';
 inline constexpr char kTombstonePrefix = 't';
 inline constexpr char kGraphLabelPrefix = 'g';
+inline constexpr char kJournalPagePrefix = 'e';
 inline constexpr char kJournalMovePrefix = 'j';
 inline constexpr char kJournalAppendPrefix = 'a';
 inline constexpr std::uint8_t kRecordFormatVersion = 1;
