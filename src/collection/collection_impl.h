@@ -79,7 +79,7 @@ struct Collection::Impl {
   int lock_fd = -1;
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::WriteOptions write_options;  // never sync: see group_commit
-  OpenOptions index_open;  // options.open with the node cache within the memory budget
+  OpenOptions index_open;               // options.open with the node cache within the memory budget
   // Where the merge and indexer threads run (empty: anywhere), chosen at
   // open from options.background_cpus (collection_open.cc).
   std::vector<unsigned> background_cpus;
@@ -118,7 +118,7 @@ struct Collection::Impl {
   std::mutex sync_mu;  // one log fsync at a time (group commit leader)
   std::atomic<std::uint64_t> log_syncs{0};
   std::condition_variable merge_done_cv;  // with write_mu: a merge switched or failed
-  std::uint32_t budget_waiters = 0;  // writers waiting for a merge to drain the memory budget
+  std::uint32_t budget_waiters = 0;       // writers waiting for a merge to drain the memory budget
 
   // ---- published to searches (guarded by state_mu_) ----
   mutable std::mutex state_mu;
@@ -141,8 +141,8 @@ struct Collection::Impl {
   std::mutex bg_mu;
   std::condition_variable bg_cv;       // merge and sync threads
   std::condition_variable indexer_cv;  // the pending-graph indexer
-  bool stopping = false;       // guarded by bg_mu
-  bool merge_wanted = false;   // guarded by bg_mu
+  bool stopping = false;               // guarded by bg_mu
+  bool merge_wanted = false;           // guarded by bg_mu
   // StopMerges: no merge starts any more, and the running one's build sees
   // merge_stop (every build and merge option carries its token).
   bool merges_stopped = false;  // guarded by bg_mu
@@ -168,7 +168,7 @@ struct Collection::Impl {
   std::uint32_t pending_claimed = 0;
   std::atomic<std::uint64_t> in_place_inserts{0};
   std::atomic<std::uint64_t> in_place_hot_pages_rewritten{0};
-  Status last_apply_error;  // guarded by write_mu
+  Status last_apply_error;             // guarded by write_mu
   std::condition_variable applier_cv;  // with bg_mu
   std::vector<std::thread> applier_threads;
   // Opens version `number` in `vdir`: an in-place version with `journal`

@@ -102,8 +102,7 @@ void Collection::Impl::WakeApplier() {
 }
 
 bool Collection::Impl::RotationDue() const {
-  return pending_applied >= kRotateApplied &&
-         pending_applied * 2ull >= current().pending->size();
+  return pending_applied >= kRotateApplied && pending_applied * 2ull >= current().pending->size();
 }
 
 Status Collection::Impl::RotatePending() {
@@ -123,8 +122,8 @@ Status Collection::Impl::RotatePending() {
   for (std::uint32_t pos = pending_applied; pos < p.size(); ++pos) {
     const std::uint64_t dead = p.dead_seq(pos);
     if (dead <= visible) continue;
-    STRATA_ASSIGN_OR_RETURN(std::uint32_t at, next->pending->Append(p.id(pos), p.vector(pos),
-                                                                    p.insert_seq(pos)));
+    STRATA_ASSIGN_OR_RETURN(std::uint32_t at,
+                            next->pending->Append(p.id(pos), p.vector(pos), p.insert_seq(pos)));
     if (dead != collection::kNeverDead) {
       next->pending->MarkDead(at, dead);
     } else {

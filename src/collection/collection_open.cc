@@ -2,19 +2,18 @@
 // the current version, the tombstones and the pending list), Close, Stats,
 // and the log-sync thread.
 #include <fcntl.h>
+#include <rocksdb/options.h>
+#include <rocksdb/utilities/options_util.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <rocksdb/options.h>
-#include <rocksdb/utilities/options_util.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/thread_affinity.h"
 #include "base/timer.h"
@@ -244,8 +243,8 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
   // in every one a merge loads.
   impl->index_open = options.open;
   if (options.memory_budget_bytes > 0) {
-    impl->index_open.cache_mib = std::min<std::uint64_t>(impl->index_open.cache_mib,
-                                                         options.memory_budget_bytes / 2 >> 20);
+    impl->index_open.cache_mib =
+        std::min<std::uint64_t>(impl->index_open.cache_mib, options.memory_budget_bytes / 2 >> 20);
   }
   if (version_number != 0) {
     std::optional<collection::LoadedJournal> journal;
@@ -253,9 +252,8 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
       STRATA_ASSIGN_OR_RETURN(journal, collection::LoadJournal(impl->db.get(), version_number));
       impl->journal_seq = journal->max_seq;
     }
-    STRATA_ASSIGN_OR_RETURN(state->version,
-                            impl->LoadVersion(version_number, current_dir,
-                                              journal ? &*journal : nullptr));
+    STRATA_ASSIGN_OR_RETURN(state->version, impl->LoadVersion(version_number, current_dir,
+                                                              journal ? &*journal : nullptr));
     if (journal && !journal->stale_versions.empty()) {
       // Journals of versions a crash kept the switch from removing.
       rocksdb::WriteBatch batch;
@@ -295,10 +293,10 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
                               collection::ParseIdKey(it->key().ToStringView(), prefix[0]));
       STRATA_ASSIGN_OR_RETURN(std::uint64_t seq, collection::DecodeU64(it->value().ToStringView()));
       std::string value;
-      STRATA_RETURN_IF_ERROR(FromRocks(
-          impl->db->Get(rocksdb::ReadOptions(),
-                        collection::IdKey(collection::kVectorPrefix, id), &value),
-          "collection: pending id " + std::to_string(id) + " has no record"));
+      STRATA_RETURN_IF_ERROR(
+          FromRocks(impl->db->Get(rocksdb::ReadOptions(),
+                                  collection::IdKey(collection::kVectorPrefix, id), &value),
+                    "collection: pending id " + std::to_string(id) + " has no record"));
       STRATA_ASSIGN_OR_RETURN(auto rec, collection::DecodeRecord(value, impl->vector_bytes));
       impl->LoadFloat(reinterpret_cast<const std::byte*>(rec.vector.data()), row.data());
       STRATA_ASSIGN_OR_RETURN(std::uint32_t pos, state->pending->Append(id, row.data(), seq));
@@ -316,8 +314,9 @@ Result<std::unique_ptr<Collection>> Collection::Open(const std::string& dir,
                                    "' must be declared in payload_index as integer or keyword");
   }
   if (const int field = impl->LabelFieldPosition(*impl->payload_index); field >= 0) {
-    impl->graph_label_keyword = impl->payload_index->fields()[static_cast<std::size_t>(field)].type ==
-                                PayloadFieldType::kKeyword;
+    impl->graph_label_keyword =
+        impl->payload_index->fields()[static_cast<std::size_t>(field)].type ==
+        PayloadFieldType::kKeyword;
     if (impl->graph_label_keyword) {
       STRATA_RETURN_IF_ERROR(impl->graph_keywords.Load(impl->db.get()));
     }
@@ -367,8 +366,8 @@ void Collection::Impl::YieldToSearches() const {
 Status MakePending(std::uint32_t dim, Metric metric, CollectionState* state) {
   STRATA_ASSIGN_OR_RETURN(auto pending, PendingSet::Create(dim, metric));
   state->pending = std::move(pending);
-  STRATA_ASSIGN_OR_RETURN(auto graph, collection::PendingGraph::Create(
-                                          state->pending.get(), metric, {}));
+  STRATA_ASSIGN_OR_RETURN(auto graph,
+                          collection::PendingGraph::Create(state->pending.get(), metric, {}));
   state->pending_graph = std::move(graph);
   return Status::OK();
 }

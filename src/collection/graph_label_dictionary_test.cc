@@ -58,7 +58,8 @@ TEST(GraphLabelDictionary, BoundedAndCorruptionRefused) {
   EXPECT_EQ(full.code(), StatusCode::kInvalidArgument) << full.ToString();
   EXPECT_FALSE(d.Find("c").has_value()) << "a refused batch assigns nothing";
 
-  ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), std::string(1, kGraphLabelPrefix) + "x", "abc").ok());
+  ASSERT_TRUE(
+      db->Put(rocksdb::WriteOptions(), std::string(1, kGraphLabelPrefix) + "x", "abc").ok());
   GraphLabelDictionary reread;
   const Status bad = reread.Load(db.get());
   EXPECT_EQ(bad.code(), StatusCode::kCorruption) << bad.ToString();

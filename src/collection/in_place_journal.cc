@@ -42,12 +42,13 @@ std::string VersionPrefix(char prefix, std::uint64_t version) {
 
 }  // namespace
 
-void JournalMoves(std::uint64_t version, std::uint64_t seq,
-                  std::span<const InPlaceListMove> moves, rocksdb::WriteBatch* batch) {
+void JournalMoves(std::uint64_t version, std::uint64_t seq, std::span<const InPlaceListMove> moves,
+                  rocksdb::WriteBatch* batch) {
   // Grouped by page, in the order the pages were filled.
   std::vector<InPlaceListMove> by_page(moves.begin(), moves.end());
-  std::stable_sort(by_page.begin(), by_page.end(),
-                   [](const InPlaceListMove& a, const InPlaceListMove& b) { return a.page < b.page; });
+  std::stable_sort(
+      by_page.begin(), by_page.end(),
+      [](const InPlaceListMove& a, const InPlaceListMove& b) { return a.page < b.page; });
   std::string value;
   for (std::size_t i = 0; i < by_page.size();) {
     const std::uint32_t page = by_page[i].page;
@@ -95,7 +96,8 @@ Result<LoadedJournal> LoadJournal(rocksdb::DB* db, std::uint64_t version) {
   std::vector<Place> places;
   auto offer = [&](std::uint32_t vertex, std::uint64_t rank, std::uint32_t page,
                    std::uint16_t slot) {
-    if (vertex >= places.size()) places.resize(std::max<std::size_t>(vertex + 1, places.size() * 2));
+    if (vertex >= places.size())
+      places.resize(std::max<std::size_t>(vertex + 1, places.size() * 2));
     if (rank > places[vertex].rank) places[vertex] = {rank, page, slot};
   };
   std::size_t code_size = 0;
@@ -160,7 +162,8 @@ Result<LoadedJournal> LoadJournal(rocksdb::DB* db, std::uint64_t version) {
   }
   for (std::size_t vertex = 0; vertex < places.size(); ++vertex) {
     const Place& p = places[vertex];
-    if (p.rank != 0) out.recovery.moves.push_back({static_cast<std::uint32_t>(vertex), p.page, p.slot});
+    if (p.rank != 0)
+      out.recovery.moves.push_back({static_cast<std::uint32_t>(vertex), p.page, p.slot});
   }
   out.recovery.appended = static_cast<std::uint32_t>(out.appended.size());
   return out;

@@ -47,8 +47,8 @@ namespace strata::collection {
 // entries of the pages they moved to, stamped `seq`: a journal sequence
 // greater than every earlier batch's of the version (the caller's counter,
 // continued from LoadedJournal::max_seq after a reopen).
-void JournalMoves(std::uint64_t version, std::uint64_t seq,
-                  std::span<const InPlaceListMove> moves, rocksdb::WriteBatch* batch);
+void JournalMoves(std::uint64_t version, std::uint64_t seq, std::span<const InPlaceListMove> moves,
+                  rocksdb::WriteBatch* batch);
 // Adds one insert's entries to `batch` (its moves and its appended vertex).
 void JournalInsert(std::uint64_t version, std::uint64_t seq, const PreparedInPlaceInsert& insert,
                    VectorId id, std::uint64_t born, rocksdb::WriteBatch* batch);
@@ -59,7 +59,7 @@ void DropJournal(std::uint64_t version, rocksdb::WriteBatch* batch);
 
 // A version's journal as read at open.
 struct LoadedJournal {
-  InPlaceRecovery recovery;  // moves, appended count and codes
+  InPlaceRecovery recovery;                                  // moves, appended count and codes
   std::vector<std::pair<VectorId, std::uint64_t>> appended;  // id and birth, by vertex
   std::uint32_t first_appended = 0;  // the first appended vertex (the layout's vertex count)
   std::uint64_t max_seq = 0;         // the newest page entry's journal sequence (0: none)

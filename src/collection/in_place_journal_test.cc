@@ -21,10 +21,18 @@ namespace strata::collection {
 namespace {
 
 using Place = std::tuple<std::uint32_t, std::uint16_t>;  // page, slot
+using Places = std::map<std::uint32_t, Place>;           // by vertex
+
+// `version`'s journal, which must load.
+LoadedJournal Load(rocksdb::DB* db, std::uint64_t version) {
+  auto j = LoadJournal(db, version);
+  EXPECT_TRUE(j.ok()) << j.status().ToString();
+  return j.ok() ? std::move(*j) : LoadedJournal{};
+}
 
 // The replayed moves by vertex; fails the test if a vertex comes twice.
-std::map<std::uint32_t, Place> ByVertex(const LoadedJournal& j) {
-  std::map<std::uint32_t, Place> out;
+Places ByVertex(const LoadedJournal& j) {
+  Places out;
   for (const InPlaceListMove& m : j.recovery.moves) {
     EXPECT_TRUE(out.emplace(m.vertex, Place{m.page, m.slot}).second) << "vertex " << m.vertex;
   }
@@ -55,17 +63,11 @@ TEST(InPlaceJournal, NewestPlaceOfEachVertexWins) {
   testutil::ScratchDir dir;
   auto db = OpenScratchDb(dir.File("db"));
   WriteMoves(db.get(), 3, 1, {{1, 10, 0}, {2, 10, 1}, {3, 11, 0}});
-  WriteMoves(db.get(), 3, 2, {{2, 12, 0}, {4, 12, 1}});
-  auto j = LoadJournal(db.get(), 3);
-  ASSERT_TRUE(j.ok()) << j.status().ToString();
-  EXPECT_EQ(j->max_seq, 2u);
-  const auto places = ByVertex(*j);
-  ASSERT_EQ(places.size(), 4u);
-  EXPECT_EQ(places.at(1), (Place{10, 0}));
-  EXPECT_EQ(places.at(2), (Place{12, 0}));  // moved on by the second batch
-  EXPECT_EQ(places.at(3), (Place{11, 0}));
-  EXPECT_EQ(places.at(4), (Place{12, 1}));
-  EXPECT_TRUE(j->stale_versions.empty());
+  WriteMoves(db.get(), 3, 2, {{2, 12, 0}, {4, 12, 1}});  // 2 moves on
+  const LoadedJournal j = Load(db.get(), 3);
+  EXPECT_EQ(ByVertex(j), (Places{{1, {10, 0}}, {2, {12, 0}}, {3, {11, 0}}, {4, {12, 1}}}));
+  EXPECT_EQ(j.max_seq, 2u);
+  EXPECT_TRUE(j.stale_versions.empty());
 }
 
 TEST(InPlaceJournal, OneEntryPerPageWritten) {
@@ -93,14 +95,9 @@ TEST(InPlaceJournal, ReusedPageReplacesItsEntry) {
   WriteMoves(db.get(), 1, 1, {{1, 5, 0}, {2, 5, 1}});
   WriteMoves(db.get(), 1, 2, {{1, 6, 0}, {2, 6, 1}});  // page 5 empties
   WriteMoves(db.get(), 1, 3, {{7, 5, 0}});             // and is reused
-  auto j = LoadJournal(db.get(), 1);
-  ASSERT_TRUE(j.ok());
-  const auto places = ByVertex(*j);
-  ASSERT_EQ(places.size(), 3u);
-  EXPECT_EQ(places.at(1), (Place{6, 0}));
-  EXPECT_EQ(places.at(2), (Place{6, 1}));
-  EXPECT_EQ(places.at(7), (Place{5, 0}));
-  EXPECT_EQ(j->max_seq, 3u);
+  const LoadedJournal j = Load(db.get(), 1);
+  EXPECT_EQ(ByVertex(j), (Places{{1, {6, 0}}, {2, {6, 1}}, {7, {5, 0}}}));
+  EXPECT_EQ(j.max_seq, 3u);
 }
 
 TEST(InPlaceJournal, StaleMentionOnAnOlderPageLoses) {
@@ -110,10 +107,7 @@ TEST(InPlaceJournal, StaleMentionOnAnOlderPageLoses) {
   // a lower number: the sequence decides, not the key order.
   WriteMoves(db.get(), 1, 1, {{1, 8, 0}, {2, 8, 1}});
   WriteMoves(db.get(), 1, 2, {{1, 3, 4}});
-  auto j = LoadJournal(db.get(), 1);
-  ASSERT_TRUE(j.ok());
-  EXPECT_EQ(ByVertex(*j).at(1), (Place{3, 4}));
-  EXPECT_EQ(ByVertex(*j).at(2), (Place{8, 1}));
+  EXPECT_EQ(ByVertex(Load(db.get(), 1)), (Places{{1, {3, 4}}, {2, {8, 1}}}));
 }
 
 TEST(InPlaceJournal, LegacyVertexEntriesAreOlderThanPageEntries) {
@@ -128,13 +122,9 @@ TEST(InPlaceJournal, LegacyVertexEntriesAreOlderThanPageEntries) {
   ASSERT_TRUE(db->Put({}, RawKey(kJournalMovePrefix, 2, 1), legacy(3, 2)).ok());
   ASSERT_TRUE(db->Put({}, RawKey(kJournalMovePrefix, 2, 9), legacy(4, 1)).ok());
   WriteMoves(db.get(), 2, 1, {{1, 7, 0}});
-  auto j = LoadJournal(db.get(), 2);
-  ASSERT_TRUE(j.ok());
-  const auto places = ByVertex(*j);
-  ASSERT_EQ(places.size(), 2u);
-  EXPECT_EQ(places.at(1), (Place{7, 0}));
-  EXPECT_EQ(places.at(9), (Place{4, 1}));
-  EXPECT_EQ(j->max_seq, 1u);
+  const LoadedJournal j = Load(db.get(), 2);
+  EXPECT_EQ(ByVertex(j), (Places{{1, {7, 0}}, {9, {4, 1}}}));
+  EXPECT_EQ(j.max_seq, 1u);
 }
 
 TEST(InPlaceJournal, InsertAppendsItsVertex) {
@@ -149,14 +139,14 @@ TEST(InPlaceJournal, InsertAppendsItsVertex) {
     JournalInsert(4, v, insert, 1000 + v, 90 + v, &batch);
     Write(db.get(), &batch);
   }
-  auto j = LoadJournal(db.get(), 4);
-  ASSERT_TRUE(j.ok()) << j.status().ToString();
-  EXPECT_EQ(j->first_appended, 50u);
-  EXPECT_EQ(j->recovery.appended, 3u);
-  ASSERT_EQ(j->appended.size(), 3u);
-  EXPECT_EQ(j->appended[2], (std::pair<VectorId, std::uint64_t>{1052, 142}));
-  EXPECT_EQ(j->recovery.codes, (std::vector<std::uint8_t>{50, 7, 51, 7, 52, 7}));
-  EXPECT_EQ(ByVertex(*j).at(1), (Place{72, 1}));  // the last insert's place for vertex 1
+  const LoadedJournal j = Load(db.get(), 4);
+  EXPECT_EQ(j.first_appended, 50u);
+  EXPECT_EQ(j.recovery.appended, 3u);
+  ASSERT_EQ(j.appended.size(), 3u);
+  EXPECT_EQ(j.appended[2], (std::pair<VectorId, std::uint64_t>{1052, 142}));
+  EXPECT_EQ(j.recovery.codes, (std::vector<std::uint8_t>{50, 7, 51, 7, 52, 7}));
+  // Vertex 1 where the last insert put it.
+  EXPECT_EQ(ByVertex(j), (Places{{1, {72, 1}}, {50, {70, 0}}, {51, {71, 0}}, {52, {72, 0}}}));
 }
 
 TEST(InPlaceJournal, OtherVersionsAreStaleAndDropRemovesAll) {
@@ -164,20 +154,15 @@ TEST(InPlaceJournal, OtherVersionsAreStaleAndDropRemovesAll) {
   auto db = OpenScratchDb(dir.File("db"));
   WriteMoves(db.get(), 1, 1, {{1, 5, 0}});
   WriteMoves(db.get(), 2, 2, {{1, 6, 0}});
-  auto j = LoadJournal(db.get(), 2);
-  ASSERT_TRUE(j.ok());
-  ASSERT_FALSE(j->stale_versions.empty());
-  EXPECT_EQ(j->stale_versions[0], 1u);
-  EXPECT_EQ(ByVertex(*j).at(1), (Place{6, 0}));
+  const LoadedJournal j = Load(db.get(), 2);
+  ASSERT_FALSE(j.stale_versions.empty());
+  EXPECT_EQ(j.stale_versions[0], 1u);
+  EXPECT_EQ(ByVertex(j), (Places{{1, {6, 0}}}));
   rocksdb::WriteBatch drop;
   DropJournal(1, &drop);
   Write(db.get(), &drop);
-  j = LoadJournal(db.get(), 2);
-  ASSERT_TRUE(j.ok());
-  EXPECT_TRUE(j->stale_versions.empty());
-  j = LoadJournal(db.get(), 1);
-  ASSERT_TRUE(j.ok());
-  EXPECT_TRUE(j->recovery.moves.empty());
+  EXPECT_TRUE(Load(db.get(), 2).stale_versions.empty());
+  EXPECT_TRUE(Load(db.get(), 1).recovery.moves.empty());
 }
 
 TEST(InPlaceJournal, MalformedEntriesAreCorruption) {

@@ -62,7 +62,7 @@ Result<std::uint64_t> DecodeU64(std::string_view value);
 // A decoded 'v' record (views into the value's bytes).
 struct RecordView {
   std::uint64_t seq = 0;
-  std::string_view vector;   // dim * element size bytes
+  std::string_view vector;  // dim * element size bytes
   std::string_view payload;
 };
 

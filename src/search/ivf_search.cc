@@ -174,9 +174,9 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
     if (!std::isfinite(v)) return Status::InvalidArgument("query has a non-finite value");
   }
   const bool listed = params.restrict_to != nullptr;
-  inflight_limit_ = params.inflight                           ? params.inflight
+  inflight_limit_ = params.inflight                              ? params.inflight
                     : listed && max_inflight_ >= kListedInflight ? kListedInflight
-                                                               : kDefaultInflight;
+                                                                 : kDefaultInflight;
   if (inflight_limit_ > max_inflight_) {
     return Status::InvalidArgument("inflight " + std::to_string(inflight_limit_) +
                                    " exceeds this searcher's maximum " +
