@@ -21,6 +21,9 @@
 //      In place, the deletes' lazy repairs still queued then are worked
 //      off before the phase ends (repaired_seconds; the searches and the
 //      one-second windows run to there);
+//      With --insert-rate R, batches are released on a schedule (row s at
+//      (s - start) / R seconds): both modes absorb the same offered load,
+//      and the searches' share shows what that load costs each;
 //   3. searches only again.
 // Reported per mode: the sustained insert rate (rows over the time until
 // the index held them all, merges included), the searches' QPS, p50/p90/p99
@@ -55,6 +58,7 @@ struct Config {
   std::vector<std::string> modes{"buffered", "in_place"};
   std::uint64_t start = 0, end = 0, deletes = 0, delete_every = 10, batch = 100;
   std::uint64_t max_pending = 0;
+  double insert_rate = 0;  // offered load, rows/s over all writers (0: as fast as they go)
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
   std::uint32_t in_place_L = 64;
@@ -256,6 +260,12 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
       while (throttle && c.Stats().pending > cfg.max_pending) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Stats() lists the files
       }
+      if (cfg.insert_rate > 0) {
+        // Offered load: batch s is due (s - start) / rate seconds in.
+        std::this_thread::sleep_until(
+            t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                     static_cast<double>(s - cfg.start) / cfg.insert_rate)));
+      }
       const std::uint64_t e = std::min(cfg.end, s + cfg.batch);
       ids.resize(e - s);
       for (std::uint64_t i = s; i < e; ++i) ids[i - s] = i;
@@ -410,6 +420,7 @@ int Main(const Config& cfg) {
                    {"search_threads", cfg.search_threads}, {"insert_threads", cfg.insert_threads},
                    {"in_place_threads", cfg.in_place_threads},
                    {"in_place_L", cfg.in_place_L}, {"compaction", cfg.compaction}, {"max_pending", cfg.max_pending},
+                   {"insert_rate", cfg.insert_rate},
                    {"cache_mib", cfg.cache_mib},
                    {"nproc", std::thread::hardware_concurrency()}, {"loadavg_start", LoadAvg()}};
   out["modes"] = json::array();
@@ -439,6 +450,10 @@ int main(int argc, char** argv) {
   app.add_option("--delete-every", cfg.delete_every, "Upserted batches per delete batch");
   app.add_option("--batch", cfg.batch, "Rows per upsert");
   app.add_option("--max-pending", cfg.max_pending, "Writers wait above this many pending (0: never)");
+  app.add_option("--insert-rate", cfg.insert_rate,
+                 "Offered load: rows/s over all writers, each batch released on schedule "
+                 "(0: as fast as they go)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--L", cfg.L, "Search list size");
   app.add_option("--search-threads", cfg.search_threads, "Search threads");
   app.add_option("--insert-threads", cfg.insert_threads, "Writer threads");

@@ -2,6 +2,10 @@
 //
 //   PqEncode/d/m          rows encoded per second (items/s, wall clock), all
 //                         threads
+//   PqEncodeOneRow/d/m/direct  one row at a time on one thread, as an insert
+//                         encodes: direct=0 the batched sgemm path
+//                         (EncodeRows), direct=1 the few-row path
+//                         (EncodeFewRows) that Encode takes for n < 8
 //   PqAdcBatch/m          ADC distance estimates per second over batches of
 //                         256 codes (items/s = codes scored)
 //   PqAdcSingle/m         one code at a time through ComputeDistance
@@ -46,6 +50,7 @@
 #include "quant/pq/kmeans.h"
 #include "quant/pq/pq_adc.h"
 #include "quant/pq/pq_kernels.h"
+#include "quant/pq/pq_training.h"
 #include "quant/pq/product_quantizer.h"
 #include "base/random.h"
 
@@ -128,6 +133,32 @@ BENCHMARK(BM_PqEncode)
     ->UseRealTime();  // encoding runs on all threads: wall-clock throughput
 
 constexpr std::size_t kAdcCodes = 65536;
+
+void BM_PqEncodeOneRow(benchmark::State& state) {
+  const auto d = static_cast<std::size_t>(state.range(0));
+  const auto m = static_cast<std::size_t>(state.range(1));
+  const bool direct = state.range(2) != 0;
+  const PqFixture& f = Fixture(d, m);
+  const std::size_t rows = 1024;
+  std::vector<std::uint8_t> code(m);
+  std::size_t r = 0;
+  for (auto _ : state) {
+    const float* x = f.data.data() + (r++ % rows) * d;
+    if (direct) {
+      internal::EncodeFewRows(x, 1, d, f.pq.offsets(), f.pq.centroids(), code.data());
+    } else {
+      internal::EncodeRows(x, 1, d, f.pq.offsets(), f.pq.centroids(), 1, code.data());
+    }
+    benchmark::DoNotOptimize(code.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PqEncodeOneRow)
+    ->ArgNames({"d", "m", "direct"})
+    ->Args({128, 32, 0})
+    ->Args({128, 32, 1})
+    ->Args({768, 96, 0})
+    ->Args({768, 96, 1});
 
 void BM_PqAdcBatch(benchmark::State& state) {
   const auto m = static_cast<std::size_t>(state.range(0));

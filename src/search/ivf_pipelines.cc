@@ -174,7 +174,7 @@ Status IvfSearchContext::Drain(const SearchParams& params) {
         // time, so each wake-up and each submission serves several pages
         // (one io_uring_enter and one doorbell where one page was).
         STRATA_RETURN_IF_ERROR(Harvest(
-            /*block=*/true, params.restrict_to != nullptr ? kListedHarvestBatch : 1));
+            /*block=*/true, listed_scan_ ? kListedHarvestBatch : 1));
       }
       return Status::OK();
     }

@@ -173,10 +173,12 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   for (float v : query) {
     if (!std::isfinite(v)) return Status::InvalidArgument("query has a non-finite value");
   }
-  const bool listed = params.restrict_to != nullptr;
-  inflight_limit_ = params.inflight                              ? params.inflight
-                    : listed && max_inflight_ >= kListedInflight ? kListedInflight
-                                                                 : kDefaultInflight;
+  // The restricted path needs the row -> position map; without it a
+  // restrict_to search probes clusters like any other (and its I/O settings).
+  listed_scan_ = params.restrict_to != nullptr && index_.position_of.size() == index_.num_vectors();
+  inflight_limit_ = params.inflight                                    ? params.inflight
+                    : listed_scan_ && max_inflight_ >= kListedInflight ? kListedInflight
+                                                                       : kDefaultInflight;
   if (inflight_limit_ > max_inflight_) {
     return Status::InvalidArgument("inflight " + std::to_string(inflight_limit_) +
                                    " exceeds this searcher's maximum " +
@@ -204,10 +206,8 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
   // bound, read while the bound can beat dist_k (the full pipeline's
   // alpha-quantile drain lost 0.1 of recall@10 here: 0.84-0.92).
   SearchParams restricted = params;
-  const bool is_restricted =
-      params.restrict_to != nullptr && index_.position_of.size() == index_.num_vectors();
   Status st;
-  if (is_restricted) {
+  if (listed_scan_) {
     restricted.pipeline = IvfPipeline::kScheduled;
     st = ScanRestricted(restricted);
   } else {
@@ -216,7 +216,7 @@ Status IvfSearchContext::Search(std::span<const float> query, const SearchParams
     st = Scan(params);
   }
   const Timer drain;
-  if (st.ok()) st = Drain(is_restricted ? restricted : params);
+  if (st.ok()) st = Drain(listed_scan_ ? restricted : params);
   stats_.drain_us = drain.ElapsedMicros();
   if (!st.ok()) {
     // Collect whatever is still in flight so the buffers are free again.

@@ -151,6 +151,7 @@ class IvfSearchContext {
   BufferPool buffers_;
   std::uint32_t max_inflight_ = 0;
   std::uint32_t inflight_limit_ = 0;  // this query's Q
+  bool listed_scan_ = false;          // this query scans restrict_to's rows (ScanRestricted)
   std::uint32_t k_ = 0;
   std::uint32_t prune_rank_ = 0;           // SearchParams::prune_rank, resolved (1..k)
   std::uint32_t inflight_candidates_ = 0;  // candidates of the pages in flight

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "base/parallel.h"
@@ -89,6 +90,34 @@ void EncodeRows(const float* x, std::size_t n, std::size_t d,
                         }
                       }
                     });
+}
+
+void EncodeFewRows(const float* x, std::size_t n, std::size_t d,
+                   const std::vector<std::uint32_t>& offsets, const std::vector<float>& centroids,
+                   std::uint8_t* codes) {
+  const std::size_t m = offsets.size() - 1;
+  for (std::size_t r = 0; r < n; ++r) {
+    const float* row = x + r * d;
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t ds = offsets[j + 1] - offsets[j];
+      const float* sub = row + offsets[j];
+      const float* c = centroids.data() + kK * offsets[j];
+      float best = std::numeric_limits<float>::infinity();
+      std::uint32_t label = 0;
+      for (std::uint32_t k = 0; k < kK; ++k, c += ds) {
+        float dist = 0.0f;
+        for (std::size_t i = 0; i < ds; ++i) {
+          const float diff = sub[i] - c[i];
+          dist += diff * diff;
+        }
+        if (dist < best) {
+          best = dist;
+          label = k;
+        }
+      }
+      codes[r * m + j] = static_cast<std::uint8_t>(label);
+    }
+  }
 }
 
 void Rotate(const float* x, std::size_t n, std::size_t d, const float* rotation, float* y) {

@@ -28,6 +28,19 @@ void EncodeRows(const float* x, std::size_t n, std::size_t d,
                 const std::vector<std::uint32_t>& offsets, const std::vector<float>& centroids,
                 unsigned threads, std::uint8_t* codes);
 
+// Rows encoded one at a time below this count (EncodeFewRows): an insert
+// encodes one vector, where the sgemm path spends its time building per-
+// subspace centroid norms and calling BLAS on one-row tiles.
+inline constexpr std::size_t kFewRows = 8;
+
+// EncodeRows for a handful of rows on the calling thread, with exact
+// (direct-difference) distances, ties to the lower centroid: no BLAS, no
+// allocation. Agrees with EncodeRows except where two centroids are within
+// the sgemm expansion's rounding of each other.
+void EncodeFewRows(const float* x, std::size_t n, std::size_t d,
+                   const std::vector<std::uint32_t>& offsets, const std::vector<float>& centroids,
+                   std::uint8_t* codes);
+
 // Non-parametric OPQ (Ge, He, Ke, Sun, "Optimized Product Quantization",
 // CVPR 2013 / TPAMI 2014): alternates (1) refining the codebooks on X R and
 // (2) the orthogonal Procrustes update R = U V^T from the SVD of X^T Y, Y the

@@ -179,6 +179,16 @@ Status ProductQuantizer::Encode(const float* x, std::size_t n, std::uint8_t* cod
   if (n == 0) return Status::OK();
   if (x == nullptr || codes == nullptr) return Status::InvalidArgument("PQ Encode: null pointer");
   if (threads == 0) threads = DefaultThreads();
+  if (n < internal::kFewRows) {
+    if (mean_.empty() && rotation_.empty()) {
+      internal::EncodeFewRows(x, n, d_, offsets_, centroids_, codes);
+      return Status::OK();
+    }
+    std::vector<float> buf(n * d_);
+    Preprocess(x, n, buf.data());
+    internal::EncodeFewRows(buf.data(), n, d_, offsets_, centroids_, codes);
+    return Status::OK();
+  }
   if (mean_.empty() && rotation_.empty()) {
     internal::EncodeRows(x, n, d_, offsets_, centroids_, threads, codes);
     return Status::OK();
