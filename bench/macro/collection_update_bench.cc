@@ -58,7 +58,7 @@ struct Config {
   std::vector<std::string> modes{"buffered", "in_place"};
   std::uint64_t start = 0, end = 0, deletes = 0, delete_every = 10, batch = 100;
   std::uint64_t max_pending = 0;
-  double insert_rate = 0;  // offered load, rows/s over all writers (0: as fast as they go)
+  double insert_rate = 0;       // offered load, rows/s over all writers (0: as fast as they go)
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
   std::uint32_t in_place_L = 64;
@@ -67,8 +67,8 @@ struct Config {
 };
 
 struct SearchRecord {
-  double at_s;         // since the write phase began (negative: before)
-  std::uint64_t acked; // rows acknowledged when it began
+  double at_s;          // since the write phase began (negative: before)
+  std::uint64_t acked;  // rows acknowledged when it began
   double latency_ms;
   std::uint32_t pages;
   std::uint32_t cache_hits;  // pages (in place) or node records (buffered) served from RAM
@@ -87,7 +87,8 @@ class Searches {
   void Start(Clock::time_point t0) {
     t0_ = t0;
     stop_ = false;
-    for (std::uint32_t t = 0; t < cfg_.search_threads; ++t) threads_.emplace_back([this, t] { Run(t); });
+    for (std::uint32_t t = 0; t < cfg_.search_threads; ++t)
+      threads_.emplace_back([this, t] { Run(t); });
   }
   std::vector<SearchRecord> Stop() {
     stop_ = true;
@@ -180,7 +181,8 @@ double Recall(const std::vector<const SearchRecord*>& rs, const GroundTruth& gt,
   double hits = 0;
   for (const SearchRecord* r : rs) {
     const auto truth = gt.ids_of(r->query);
-    for (VectorId id : r->ids) hits += std::find(truth.begin(), truth.begin() + k, id) != truth.begin() + k;
+    for (VectorId id : r->ids)
+      hits += std::find(truth.begin(), truth.begin() + k, id) != truth.begin() + k;
   }
   return hits / (static_cast<double>(rs.size()) * k);
 }
@@ -246,8 +248,8 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   std::mutex del_mu;
   std::size_t next_delete = 0;
   const std::uint64_t batches = (cfg.end - cfg.start + cfg.batch - 1) / cfg.batch;
-  const std::uint64_t per_delete =
-      std::max<std::uint64_t>(1, delete_order.size() / std::max<std::uint64_t>(1, batches / cfg.delete_every));
+  const std::uint64_t per_delete = std::max<std::uint64_t>(
+      1, delete_order.size() / std::max<std::uint64_t>(1, batches / cfg.delete_every));
   std::vector<std::pair<double, std::uint64_t>> acked_at;  // (time, rows acknowledged)
   std::mutex acked_mu;
   std::atomic<std::uint64_t> next{cfg.start}, batches_done{0};
@@ -415,14 +417,23 @@ int Main(const Config& cfg) {
     Die("rows", Status::InvalidArgument("need 0 < start < end <= base rows, deletes <= start"));
   }
   json out;
-  out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end},
-                   {"deletes", cfg.deletes}, {"batch", cfg.batch}, {"L", cfg.L}, {"k", cfg.k},
-                   {"search_threads", cfg.search_threads}, {"insert_threads", cfg.insert_threads},
+  out["config"] = {{"base", cfg.base},
+                   {"start", cfg.start},
+                   {"end", cfg.end},
+                   {"deletes", cfg.deletes},
+                   {"batch", cfg.batch},
+                   {"L", cfg.L},
+                   {"k", cfg.k},
+                   {"search_threads", cfg.search_threads},
+                   {"insert_threads", cfg.insert_threads},
                    {"in_place_threads", cfg.in_place_threads},
-                   {"in_place_L", cfg.in_place_L}, {"compaction", cfg.compaction}, {"max_pending", cfg.max_pending},
+                   {"in_place_L", cfg.in_place_L},
+                   {"compaction", cfg.compaction},
+                   {"max_pending", cfg.max_pending},
                    {"insert_rate", cfg.insert_rate},
                    {"cache_mib", cfg.cache_mib},
-                   {"nproc", std::thread::hardware_concurrency()}, {"loadavg_start", LoadAvg()}};
+                   {"nproc", std::thread::hardware_concurrency()},
+                   {"loadavg_start", LoadAvg()}};
   out["modes"] = json::array();
   for (const std::string& mode : cfg.modes) {
     out["modes"].push_back(RunMode(cfg, mode, *base, *queries));
@@ -449,7 +460,8 @@ int main(int argc, char** argv) {
   app.add_option("--deletes", cfg.deletes, "Rows of the first build deleted during the writes");
   app.add_option("--delete-every", cfg.delete_every, "Upserted batches per delete batch");
   app.add_option("--batch", cfg.batch, "Rows per upsert");
-  app.add_option("--max-pending", cfg.max_pending, "Writers wait above this many pending (0: never)");
+  app.add_option("--max-pending", cfg.max_pending,
+                 "Writers wait above this many pending (0: never)");
   app.add_option("--insert-rate", cfg.insert_rate,
                  "Offered load: rows/s over all writers, each batch released on schedule "
                  "(0: as fast as they go)")

@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/random.h"
 #include "base/timer.h"
 #include "quant/pq/hierarchical_kmeans.h"
 #include "quant/pq/kmeans.h"
@@ -52,7 +53,6 @@
 #include "quant/pq/pq_kernels.h"
 #include "quant/pq/pq_training.h"
 #include "quant/pq/product_quantizer.h"
-#include "base/random.h"
 
 namespace strata::quant {
 namespace {
@@ -270,8 +270,7 @@ bool ReadFbin(const std::string& path, std::vector<float>* x, std::size_t* n, st
   return ok;
 }
 
-bool WriteFbin(const std::string& path, const std::vector<float>& x, std::size_t n,
-               std::size_t d) {
+bool WriteFbin(const std::string& path, const std::vector<float>& x, std::size_t n, std::size_t d) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return false;
   const std::uint32_t hdr[2] = {static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(d)};
@@ -313,7 +312,8 @@ int RunPqDriver(const std::map<std::string, std::string>& flags) {
   opt.m = std::stoul(get("pq_m", "32"));
   opt.opq_iterations = std::stoi(get("pq_opq", "0"));
   opt.threads = static_cast<unsigned>(std::stoul(get("pq_threads", "2")));
-  const std::size_t use_q = std::min<std::size_t>({nq, gt_hdr[0], std::stoul(get("pq_queries", "200"))});
+  const std::size_t use_q =
+      std::min<std::size_t>({nq, gt_hdr[0], std::stoul(get("pq_queries", "200"))});
   Timer timer;
   auto pq = ProductQuantizer::Train(base.data(), n, d, opt);
   const double train_s = timer.ElapsedSeconds();
@@ -341,10 +341,10 @@ int RunPqDriver(const std::map<std::string, std::string>& flags) {
     }
   }
   const double scan_s = timer.ElapsedSeconds();
-  std::printf("{\"n\": %zu, \"d\": %zu, \"m\": %zu, \"opq_iterations\": %d, \"train_s\": %.3f, "
-              "\"encode_s\": %.3f, \"queries\": %zu, \"scan_s\": %.3f, \"recall_at_10\": %.4f}\n",
-              n, d, opt.m, opt.opq_iterations, train_s, encode_s, use_q, scan_s,
-              hits / (10.0 * use_q));
+  std::printf(
+      "{\"n\": %zu, \"d\": %zu, \"m\": %zu, \"opq_iterations\": %d, \"train_s\": %.3f, "
+      "\"encode_s\": %.3f, \"queries\": %zu, \"scan_s\": %.3f, \"recall_at_10\": %.4f}\n",
+      n, d, opt.m, opt.opq_iterations, train_s, encode_s, use_q, scan_s, hits / (10.0 * use_q));
   return 0;
 }
 
@@ -376,13 +376,14 @@ int RunKMeansDriver(const std::map<std::string, std::string>& flags) {
       std::fprintf(stderr, "%s\n", h.status().ToString().c_str());
       return 1;
     }
-    auto flat = KMeansObjective(x.data(), h->sample_rows, d, h->centroids.data(), opt.k,
-                                opt.threads);
-    std::printf("{\"seconds\": %.3f, \"n\": %zu, \"d\": %zu, \"k\": %zu, \"coarse_k\": %zu, "
-                "\"sample_rows\": %zu, \"objective\": %.6g, \"flat_objective_first_rows\": "
-                "%.6g}\n",
-                seconds, n, d, opt.k, h->coarse_k(), h->sample_rows, h->objective,
-                flat.ok() ? *flat : -1.0);
+    auto flat =
+        KMeansObjective(x.data(), h->sample_rows, d, h->centroids.data(), opt.k, opt.threads);
+    std::printf(
+        "{\"seconds\": %.3f, \"n\": %zu, \"d\": %zu, \"k\": %zu, \"coarse_k\": %zu, "
+        "\"sample_rows\": %zu, \"objective\": %.6g, \"flat_objective_first_rows\": "
+        "%.6g}\n",
+        seconds, n, d, opt.k, h->coarse_k(), h->sample_rows, h->objective,
+        flat.ok() ? *flat : -1.0);
     return 0;
   }
   Timer timer;
@@ -397,10 +398,11 @@ int RunKMeansDriver(const std::map<std::string, std::string>& flags) {
     std::fprintf(stderr, "cannot write %s\n", out.c_str());
     return 1;
   }
-  std::printf("{\"seconds\": %.3f, \"n\": %zu, \"d\": %zu, \"k\": %zu, \"sample_rows\": %zu, "
-              "\"iterations\": %zu, \"threads\": %u, \"repaired\": %zu, \"objective\": [",
-              seconds, n, d, opt.k, res->sample_rows, res->objective.size(), opt.threads,
-              res->empty_clusters_repaired);
+  std::printf(
+      "{\"seconds\": %.3f, \"n\": %zu, \"d\": %zu, \"k\": %zu, \"sample_rows\": %zu, "
+      "\"iterations\": %zu, \"threads\": %u, \"repaired\": %zu, \"objective\": [",
+      seconds, n, d, opt.k, res->sample_rows, res->objective.size(), opt.threads,
+      res->empty_clusters_repaired);
   for (std::size_t i = 0; i < res->objective.size(); ++i) {
     std::printf("%s%.6g", i ? ", " : "", res->objective[i]);
   }

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "base/parallel.h"
+#include "base/random.h"
 #include "quant/pq/blas_threads.h"
 #include "quant/pq/kmeans.h"
 #include "quant/pq/nearest.h"
-#include "base/random.h"
 
 namespace strata::quant::internal {
 namespace {
@@ -55,7 +55,8 @@ Status TrainSubspaceCodebooks(const float* x, std::size_t n, std::size_t d,
     std::memcpy(cb, res->centroids.data(), kK * dsub * sizeof(float));
   };
   if (across) {
-    ParallelFor(m, threads, [&](std::size_t j, unsigned) { train_one(j, 1); }, 1);
+    ParallelFor(
+        m, threads, [&](std::size_t j, unsigned) { train_one(j, 1); }, 1);
   } else {
     for (std::size_t j = 0; j < m; ++j) train_one(j, threads);
   }
@@ -133,9 +134,9 @@ void Rotate(const float* x, std::size_t n, std::size_t d, const float* rotation,
     }
     return;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n),
-              static_cast<int>(d), static_cast<int>(d), 1.0f, x, static_cast<int>(d), rotation,
-              static_cast<int>(d), 0.0f, y, static_cast<int>(d));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(d),
+              static_cast<int>(d), 1.0f, x, static_cast<int>(d), rotation, static_cast<int>(d),
+              0.0f, y, static_cast<int>(d));
 }
 
 }  // namespace strata::quant::internal

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "base/parallel.h"
+#include "base/random.h"
 #include "quant/pq/blas_threads.h"
 #include "quant/pq/nearest.h"
 #include "quant/pq/pq_training.h"
-#include "base/random.h"
 #include "quant/pq/sample.h"
 
 namespace strata::quant {
@@ -89,10 +89,9 @@ Result<ProductQuantizer> ProductQuantizer::FromParts(std::size_t d,
     // R R^T = I: a corrupted or non-orthogonal matrix would silently change
     // every distance.
     std::vector<float> g(d * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(d),
-                static_cast<int>(d), static_cast<int>(d), 1.0f, rotation.data(),
-                static_cast<int>(d), rotation.data(), static_cast<int>(d), 0.0f, g.data(),
-                static_cast<int>(d));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(d), static_cast<int>(d),
+                static_cast<int>(d), 1.0f, rotation.data(), static_cast<int>(d), rotation.data(),
+                static_cast<int>(d), 0.0f, g.data(), static_cast<int>(d));
     for (std::size_t i = 0; i < d; ++i) {
       for (std::size_t j = 0; j < d; ++j) {
         if (std::fabs(g[i * d + j] - (i == j ? 1.0f : 0.0f)) > 1e-3f) {
@@ -112,8 +111,8 @@ Result<ProductQuantizer> ProductQuantizer::FromParts(std::size_t d,
   return pq;
 }
 
-Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t n,
-                                                 std::size_t d, const PqOptions& options) {
+Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t n, std::size_t d,
+                                                 const PqOptions& options) {
   STRATA_RETURN_IF_ERROR(options.Validate());
   if (d == 0) return Status::InvalidArgument("PQ: dimension must be >= 1");
   if (options.m > d) {
@@ -121,8 +120,7 @@ Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t 
                                    " subspaces exceed d = " + std::to_string(d));
   }
   if (data == nullptr) return Status::InvalidArgument("PQ: null training data");
-  const std::size_t rows =
-      SampleRowCount(n, d, options.max_sample_bytes, options.max_train_rows);
+  const std::size_t rows = SampleRowCount(n, d, options.max_sample_bytes, options.max_train_rows);
   if (rows < kCentroids) {
     return Status::InvalidArgument("PQ: training needs >= 256 sample rows, have " +
                                    std::to_string(rows) + " (use a flat scan for small sets)");
@@ -147,8 +145,8 @@ Result<ProductQuantizer> ProductQuantizer::Train(const float* data, std::size_t 
   const std::vector<std::uint32_t> offsets = SubspaceOffsets(d, options.m);
   std::vector<float> centroids, rotation;
   if (options.opq_iterations > 0) {
-    STRATA_RETURN_IF_ERROR(internal::TrainOpq(sample.data(), rows, d, offsets, options,
-                                              &rotation, &centroids));
+    STRATA_RETURN_IF_ERROR(
+        internal::TrainOpq(sample.data(), rows, d, offsets, options, &rotation, &centroids));
   } else {
     STRATA_RETURN_IF_ERROR(internal::TrainSubspaceCodebooks(
         sample.data(), rows, d, offsets, options, options.iterations, false, &centroids));
@@ -234,9 +232,8 @@ Status ProductQuantizer::Decode(const std::uint8_t* codes, std::size_t n, float*
     if (!rotation_.empty()) {
       // o = y R^T: o_i = sum_j R[i][j] y_j, for every row of the block.
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                  static_cast<int>(d_), static_cast<int>(d_), 1.0f, y.data(),
-                  static_cast<int>(d_), rotation_.data(), static_cast<int>(d_), 0.0f, o,
-                  static_cast<int>(d_));
+                  static_cast<int>(d_), static_cast<int>(d_), 1.0f, y.data(), static_cast<int>(d_),
+                  rotation_.data(), static_cast<int>(d_), 0.0f, o, static_cast<int>(d_));
     }
     if (!mean_.empty()) {
       for (std::size_t r = 0; r < rows; ++r) {

@@ -143,7 +143,8 @@ TEST(ProductQuantizer, FewRowEncodeMatchesBatchedEncode) {
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(pq->Decode(&single[i * m], 1, ds.data()).ok());
       ASSERT_TRUE(pq->Decode(&batched[i * m], 1, db.data()).ok());
-      EXPECT_LE(ExactL2(&x[i * d], ds.data(), d), ExactL2(&x[i * d], db.data(), d) * (1 + 1e-4) + 1e-6)
+      EXPECT_LE(ExactL2(&x[i * d], ds.data(), d),
+                ExactL2(&x[i * d], db.data(), d) * (1 + 1e-4) + 1e-6)
           << "variant " << variant << " row " << i;
     }
   }
@@ -261,9 +262,9 @@ TEST(ProductQuantizer, RejectsBadInput) {
   PqDistanceTable table;
   EXPECT_TRUE(empty.Encode(x.data(), 1, &code).IsInvalidArgument());
   EXPECT_TRUE(empty.ComputeDistanceTable(x.data(), Metric::kL2, &table).IsInvalidArgument());
-  EXPECT_TRUE(
-      ProductQuantizer::FromParts(4, {0, 2, 2, 4}, {}, std::vector<float>(1024)).status()
-          .IsInvalidArgument());
+  EXPECT_TRUE(ProductQuantizer::FromParts(4, {0, 2, 2, 4}, {}, std::vector<float>(1024))
+                  .status()
+                  .IsInvalidArgument());
 }
 
 }  // namespace
