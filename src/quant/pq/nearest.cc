@@ -16,14 +16,7 @@ namespace strata::quant {
 float SquaredL2(const float* a, const float* b, std::size_t d) {
   // Short vectors (PQ subspaces of a few dims) are dominated by the indirect
   // call; an inline loop is several times faster there.
-  if (d < 16) {
-    float s = 0.f;
-    for (std::size_t i = 0; i < d; ++i) {
-      const float diff = a[i] - b[i];
-      s += diff * diff;
-    }
-    return s;
-  }
+  if (d < 16) return SquaredL2Short(a, b, d);
   static const auto l2 = kernels::BestKernels().l2_f32;
   return l2(a, b, d);
 }

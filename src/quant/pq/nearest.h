@@ -26,6 +26,17 @@ namespace strata::quant {
 // the best available distance kernel).
 float SquaredL2(const float* a, const float* b, std::size_t d);
 
+// The same as a plain loop the compiler inlines: for PQ subspaces of a few
+// dims, where an indirect (or out-of-line) call costs more than the loop.
+inline float SquaredL2Short(const float* a, const float* b, std::size_t d) {
+  float s = 0.f;
+  for (std::size_t i = 0; i < d; ++i) {
+    const float diff = a[i] - b[i];
+    s += diff * diff;
+  }
+  return s;
+}
+
 // A set of k centroids (row-major k x d, borrowed; must outlive the searcher)
 // with their squared norms precomputed. Immutable after construction:
 // thread-safe for concurrent searches, each thread with its own Scratch.

@@ -106,11 +106,7 @@ void EncodeFewRows(const float* x, std::size_t n, std::size_t d,
       float best = std::numeric_limits<float>::infinity();
       std::uint32_t label = 0;
       for (std::uint32_t k = 0; k < kK; ++k, c += ds) {
-        float dist = 0.0f;
-        for (std::size_t i = 0; i < ds; ++i) {
-          const float diff = sub[i] - c[i];
-          dist += diff * diff;
-        }
+        const float dist = SquaredL2Short(sub, c, ds);
         if (dist < best) {
           best = dist;
           label = k;
