@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sanitizers.h"
 #include "scratch_dir.h"
 #include "strata/collection.h"
 #include "strata/filter.h"
@@ -24,11 +25,7 @@ constexpr std::uint32_t kDim = 16;
 
 // Sanitizer builds run the long randomized test at a tenth of its length
 // (the release pass runs it whole).
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSanitizerDivisor = 10;
-#else
-constexpr int kSanitizerDivisor = 1;
-#endif
+constexpr int kSanitizerDivisor = testutil::kUnderSanitizer ? 10 : 1;
 
 CollectionOptions Options(const std::string& index_type) {
   CollectionOptions o;

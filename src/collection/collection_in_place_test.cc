@@ -249,6 +249,43 @@ TEST(CollectionInPlace, EnoughDeadRowsRebuildTheIndex) {
   EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
 }
 
+// A drain deletes nearly every row in place; until the rebuild (or the
+// return to the flat phase) the graph is 99 % tombstones, among which no
+// walk finds the few live rows: they are ranked exactly instead. (A
+// crash-test round verified 34 live rows among 4,931 here at recall 0.36.)
+TEST(CollectionInPlace, AGraphNearlyAllDeadIsSearchedExactly) {
+  testutil::ScratchDir dir;
+  CollectionOptions o = InPlaceOptions();
+  o.in_place_rebuild_dead_ratio = 1.0;  // no rebuild before the check
+  auto c = Collection::Open(dir.File("c"), o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::mt19937_64 rng(17);
+  Model model;
+  std::vector<VectorId> ids;
+  for (VectorId i = 0; i < 3000; ++i) ids.push_back(i);
+  ASSERT_TRUE(Upsert(**c, model, rng, ids).ok());
+  WaitApplied(**c);
+  const std::uint64_t version = (*c)->Stats().index_version;
+  ASSERT_GE(version, 1u);
+  std::vector<VectorId> gone;
+  for (VectorId i = 0; i < 3000; ++i) {
+    if (i % 100 != 7) gone.push_back(i);
+  }
+  ASSERT_TRUE((*c)->Delete(gone).ok());
+  for (VectorId id : gone) model.live.erase(id);
+  ASSERT_EQ(model.live.size(), 30u);
+  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 50), 1.0);
+  CollectionStats s = (*c)->Stats();
+  EXPECT_EQ(s.index_version, version);  // searched before any rebuild
+  EXPECT_EQ(s.deleted, gone.size());
+  // A row inserted meanwhile is found beside them.
+  std::vector<VectorId> more{5000, 5001};
+  ASSERT_TRUE(Upsert(**c, model, rng, more).ok());
+  WaitApplied(**c);
+  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 50), 1.0);
+  EXPECT_EQ((*c)->Stats().index_version, version);
+}
+
 TEST(CollectionInPlace, OptionsItCannotServeAreRefused) {
   testutil::ScratchDir dir;
   CollectionOptions o = InPlaceOptions();

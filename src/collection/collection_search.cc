@@ -164,6 +164,33 @@ constexpr std::size_t kStoredScanMax = 256;
 // walked; 9,163: 146 vs 249; bench/results/filter_synth1m_2026-12-03.md).
 constexpr std::size_t kEstimatedRankMax = 4096;
 
+// A version at most this many of whose rows are live, and at most
+// kFewLiveShare of them, has its live rows ranked exactly (FewLiveRows)
+// instead of walked: a drain that deleted 4,931 rows down to 34 in place
+// left a graph whose walk, widened to its cap by the live share, found 36 %
+// of the 10 nearest (a crash-test round, verified before the rebuild that
+// returns such a collection to the flat phase).
+constexpr std::uint64_t kFewLiveRows = 1024;
+constexpr double kFewLiveShare = 0.05;
+
+// The rows of `v` live at `snapshot`, when they are few (above); false
+// (and `rows` untouched) otherwise. Listing them visits every row once,
+// which only a version nearly all dead pays.
+bool FewLiveRows(const collection::IndexVersion& v, std::uint64_t snapshot,
+                 std::vector<std::uint64_t>* rows) {
+  const std::uint64_t size = v.size();
+  const std::uint64_t dead = std::min(v.dead_count(), size);
+  const std::uint64_t live = size - dead;
+  if (dead == 0 || live > kFewLiveRows ||
+      static_cast<double>(live) > kFewLiveShare * static_cast<double>(size)) {
+    return false;
+  }
+  for (std::uint64_t r = 0; r < size; ++r) {
+    if (v.LiveAt(r, snapshot)) rows->push_back(r);
+  }
+  return true;
+}
+
 // Exact distances for hits whose index distance is an estimate (IVF with
 // ex-code re-ranking): the stored vectors from RocksDB. A record rewritten
 // after the snapshot keeps its estimate (its snapshot copy is gone). Hits
@@ -342,10 +369,21 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   // graph page's mates) at a bit test, without a payload lookup where the
   // candidates were checked already.
   std::vector<std::uint64_t> rows;
-  if (candidates != nullptr) {
-    v.AppendSlotsOf(candidates->ids, &rows);
-    if (v.index().ranks_restricted() &&
-        (v.index().distances_exact() || rows.size() <= kEstimatedRankMax)) {
+  const bool few_live = FewLiveRows(v, snap.seq, &rows);
+  const auto ranks = [&v](std::size_t n) {
+    return v.index().ranks_restricted() && (v.index().distances_exact() || n <= kEstimatedRankMax);
+  };
+  if (few_live && !ranks(rows.size())) {
+    // No ranking of a restricted set (the decoupled graph walks always):
+    // the live rows' stored vectors, exact, the filter checked on each.
+    FilterCandidates live_ids;
+    live_ids.exact = test == nullptr;
+    for (std::uint64_t r : rows) live_ids.ids.push_back(v.user_id(r));
+    return ScanStoredRecords(m, query, live_ids, test, hits, qs);
+  }
+  if (few_live || candidates != nullptr) {
+    if (!few_live) v.AppendSlotsOf(candidates->ids, &rows);
+    if (ranks(rows.size())) {
       p.restrict_to = &rows;
       p.filter_fraction = 1.0f;  // every row it ranks passes
       // An index ranking by estimates (IVF's extended codes) returns 2k,
@@ -362,6 +400,8 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   }
   STRATA_ASSIGN_OR_RETURN(auto pooled, v.Acquire(p));
   std::vector<std::uint64_t>& bits = pooled.row_bits;
+  // The live rows ranked need no bitmap: the live-slot test answers them.
+  if (few_live) candidates = nullptr;
   if (candidates != nullptr) {
     bits.resize((v.size() + 63) / 64);  // zero when pooled; grows once
     for (std::uint64_t r : rows) bits[r >> 6] |= 1ull << (r & 63);
@@ -376,7 +416,9 @@ Status SearchIndex(const Collection::Impl& m, const CollectionSnapshot& snap,
   std::vector<VectorId> ids(p.k);
   std::vector<float> dist(p.k);
   Status st = pooled.searcher->Search(query, p, ids, dist, qs);
-  for (std::uint64_t r : rows) bits[r >> 6] = 0;  // back to all zero for the pool
+  if (candidates != nullptr) {
+    for (std::uint64_t r : rows) bits[r >> 6] = 0;  // back to all zero for the pool
+  }
   v.Release(std::move(pooled));
   STRATA_RETURN_IF_ERROR(st);
   std::vector<Hit> found;

@@ -10,20 +10,13 @@
 #include <thread>
 #include <unordered_set>
 
+#include "sanitizers.h"
+
 namespace strata::collection {
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kTsan = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kTsan = true;
-#else
-constexpr bool kTsan = false;
-#endif
-#else
-constexpr bool kTsan = false;
-#endif
+// Sanitizer builds run smaller graphs and skip the timing test.
+constexpr bool kSanitized = testutil::kUnderSanitizer;
 
 constexpr VectorId kIdBase = 1000;  // entry at position i has id kIdBase + i
 
@@ -127,9 +120,9 @@ TEST(PendingGraph, RecallAtL64) {
   constexpr std::uint32_t kDim = 32;
   // 20k; fewer under ThreadSanitizer (~20x slower), where the concurrent test
   // is the point.
-  const std::size_t n = kTsan ? 6000 : 20000;
+  const std::size_t n = kSanitized ? 6000 : 20000;
   const auto data = Clustered(n, kDim, 64, 1);
-  const auto queries = Clustered(kTsan ? 50 : 200, kDim, 64, 1);  // same centres, fresh points
+  const auto queries = Clustered(kSanitized ? 50 : 200, kDim, 64, 1);  // same centres, fresh points
   auto set = FilledSet(data, kDim, Metric::kL2);
   auto g = MakeGraph(set.get(), Metric::kL2);
   for (std::uint32_t upto = 0; upto < n;) {
@@ -155,7 +148,7 @@ TEST(PendingGraph, RecallAtL64) {
 
 TEST(PendingGraph, InnerProductAndCosine) {
   constexpr std::uint32_t kDim = 16;
-  const std::size_t n = kTsan ? 2000 : 5000;
+  const std::size_t n = kSanitized ? 2000 : 5000;
   for (const Metric metric : {Metric::kInnerProduct, Metric::kCosine}) {
     const auto data = Clustered(n, kDim, 32, 2);
     const auto queries = Clustered(50, kDim, 32, 2);
@@ -238,7 +231,7 @@ TEST(PendingGraph, SnapshotRules) {
 // prefix. Run under ThreadSanitizer in CI.
 TEST(PendingGraph, ConcurrentCatchUpAndSearch) {
   constexpr std::uint32_t kDim = 16;
-  const std::uint32_t n = kTsan ? 3000 : 8000;
+  const std::uint32_t n = kSanitized ? 3000 : 8000;
   const auto data = Clustered(n, kDim, 16, 4);
   const auto queries = Clustered(64, kDim, 16, 5);
   auto made = PendingSet::Create(kDim, Metric::kL2);
@@ -334,7 +327,7 @@ void MeasureSpeed(std::uint32_t n, std::uint32_t dim) {
 }
 
 TEST(PendingGraph, Speed20k128d) {
-  if (kTsan) GTEST_SKIP() << "timings under ThreadSanitizer mean nothing";
+  if (kSanitized) GTEST_SKIP() << "timings under a sanitizer mean nothing";
   MeasureSpeed(20000, 128);
 }
 
