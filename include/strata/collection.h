@@ -135,11 +135,19 @@ struct CollectionOptions {
   // fresh build's at half the seek (bench/results/collection_update_*).
   std::uint32_t in_place_L = 64;
   // Keep the edge pages full: inserts take along the few lists left on the
-  // pages they empty, and the applier repacks sparse pages when no write is
-  // pending (docs/collection.md, "Full edge pages"). Off: inserts
+  // pages they empty, and the applier repacks sparse pages once writes have
+  // paused (docs/collection.md, "Full edge pages"). Off: inserts
   // are faster, the edge file grows by about two pages an insert and
   // searches fetch emptier pages.
   bool in_place_compaction = true;
+  // How long writes must have paused (no write applied, no delete
+  // repaired) before compaction packs the pages fully; beside a stream of
+  // writes it only keeps them under twice the fewest. 0: in every gap
+  // between writes. synth1m 500k + 60k inserts - 30k deletes at 300 a
+  // second, 1 search thread: at 0, searches ran at 1,038 QPS by the end of
+  // the stream, against 1,287 with no compaction at all
+  // (bench/results/idle_compaction_synth1m.md). At most 3,600,000.
+  std::uint32_t in_place_compaction_pause_ms = 1000;
   // Hot edge pages are rewritten whole: an insert's changed list on a page
   // the edge-page cache counts at least this hot stays with its page mates
   // (the page written out of place, changes in) instead of moving alone to

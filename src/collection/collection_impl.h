@@ -192,6 +192,10 @@ struct Collection::Impl {
   // `compacted` says whether it did.
   Status CompactOne(double slack, double sparse_fill, bool* compacted);
   std::atomic<std::uint64_t> in_place_compactions{0};
+  // When an applier thread last applied a write or repaired a delete
+  // (steady_clock ticks): compaction to the idle slack waits for writes to
+  // pause, on every applier thread.
+  std::atomic<std::int64_t> last_write_work{0};
   // With the prepared moves' writer lock held: syncs the pages (sync mode),
   // journals the moves in one batch and publishes them, unless the version
   // `st` is no longer current.

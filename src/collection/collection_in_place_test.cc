@@ -286,6 +286,60 @@ TEST(CollectionInPlace, AGraphNearlyAllDeadIsSearchedExactly) {
   EXPECT_EQ((*c)->Stats().index_version, version);
 }
 
+// Compaction packs the edge pages fully only once writes have paused for
+// in_place_compaction_pause_ms; a collection whose pause never comes keeps
+// the sparser pages the writes left (bounded at twice the fewest), and
+// catches up after a reopen with a short pause.
+TEST(CollectionInPlace, CompactionWaitsForWritesToPause) {
+  testutil::ScratchDir dir;
+  std::uint64_t pages[2] = {0, 0};
+  std::mt19937_64 rng(23);
+  for (int variant = 0; variant < 2; ++variant) {
+    CollectionOptions o = InPlaceOptions();
+    o.in_place_compaction_pause_ms = variant == 0 ? 0 : 3'600'000;
+    auto c = Collection::Open(dir.File("c" + std::to_string(variant)), o);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    Model model;
+    std::mt19937_64 data(5);  // the same rows in both
+    std::vector<VectorId> ids;
+    for (VectorId i = 0; i < 600; ++i) ids.push_back(i);
+    ASSERT_TRUE(Upsert(**c, model, data, ids).ok());
+    for (VectorId b = 600; b < 2600; b += 100) {
+      std::vector<VectorId> batch;
+      for (VectorId i = b; i < b + 100; ++i) batch.push_back(i);
+      ASSERT_TRUE(Upsert(**c, model, data, batch).ok());
+    }
+    WaitApplied(**c);
+    // Settled: no compaction for 0.5 s.
+    std::uint64_t last = (*c)->Stats().in_place_compactions;
+    for (int quiet = 0; quiet < 5;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const std::uint64_t now = (*c)->Stats().in_place_compactions;
+      quiet = now == last ? quiet + 1 : 0;
+      last = now;
+    }
+    pages[variant] = (*c)->Stats().in_place_live_edge_pages;
+    EXPECT_GE(Recall(**c, model, rng, 30), 0.9);
+    if (variant == 1) {
+      ASSERT_TRUE((*c)->Close().ok());
+      CollectionOptions again;
+      again.in_place_compaction_pause_ms = 0;
+      auto reopened = Collection::Open(dir.File("c1"), again);
+      ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+      for (int i = 0; i < 500 && (*reopened)->Stats().in_place_live_edge_pages > pages[0] + 2;
+           ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      EXPECT_LE((*reopened)->Stats().in_place_live_edge_pages, pages[0] + 2);
+      EXPECT_GE(Recall(**reopened, model, rng, 30), 0.9);
+    }
+  }
+  EXPECT_GT(pages[1], pages[0] + pages[0] / 5) << "packed " << pages[0] << ", not packed " << pages[1];
+  CollectionOptions bad = InPlaceOptions();
+  bad.in_place_compaction_pause_ms = 3'600'001;
+  EXPECT_FALSE(Collection::Open(dir.File("bad"), bad).ok());
+}
+
 TEST(CollectionInPlace, OptionsItCannotServeAreRefused) {
   testutil::ScratchDir dir;
   CollectionOptions o = InPlaceOptions();

@@ -63,6 +63,9 @@ CollectionOptions MakeOptions(Durability durability, UpdateMode update_mode) {
     // inside inserts that rewrite cached pages whole.
     o.open.cache_mib = 1;
     o.in_place_hot_page_heat = 1;
+    // Compaction in every gap between the writer's batches: kills also
+    // land inside compactions (the default waits for writes to pause).
+    o.in_place_compaction_pause_ms = 0;
   }
   if (const char* t = std::getenv("STRATA_CRASH_APPLIERS")) o.in_place_threads = std::atoi(t);
   o.flat_threshold = kFlatThreshold;

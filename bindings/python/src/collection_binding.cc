@@ -487,7 +487,9 @@ ValueError). Options, under the C++ CollectionOptions field names:
   create_if_missing, error_if_exists, update_mode ("buffered" or "in_place":
   writes applied to the SSD graph itself; stored), in_place_threads,
   in_place_L (position seeking's list size), in_place_compaction (keep
-  edge pages full; default True), in_place_rebuild_dead_ratio, flat_threshold,
+  edge pages full; default True), in_place_compaction_pause_ms (how long
+  writes must pause before compaction packs the pages fully; default 1000),
+  in_place_rebuild_dead_ratio, flat_threshold,
   train_sample_bytes, merge_pending_count, merge_pending_ratio,
   merge_pending_bytes, background_merge, streaming_merge, merge_threads,
   memory_budget_bytes, max_payload_bytes, max_batch, payload_index (a dict

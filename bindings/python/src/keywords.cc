@@ -312,6 +312,10 @@ const Keyword<CollectionOptions> kCollection[] = {
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_threads = ToU32(v, n); }},
     {"in_place_compaction", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_compaction = ToBool(v, n); }},
+    {"in_place_compaction_pause_ms", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) {
+       o.in_place_compaction_pause_ms = ToU32(v, n);
+     }},
     {"in_place_hot_page_heat", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_hot_page_heat = ToU32(v, n); }},
     {"in_place_L", nullptr,
