@@ -88,6 +88,20 @@ void WaitApplied(const Collection& c) {
   ASSERT_EQ(c.Stats().pending, 0u) << "the applier did not catch up";
 }
 
+// Opens a collection at `path` with rows 0..n-1 upserted (into `model`)
+// and applied; null (with a test failure) if it does not open.
+std::unique_ptr<Collection> OpenFilled(const std::string& path, const CollectionOptions& o,
+                                       std::mt19937_64& rng, Model& model, VectorId n) {
+  auto c = Collection::Open(path, o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  if (!c.ok()) return nullptr;
+  std::vector<VectorId> ids;
+  for (VectorId i = 0; i < n; ++i) ids.push_back(i);
+  EXPECT_TRUE(Upsert(**c, model, rng, ids).ok());
+  WaitApplied(**c);
+  return std::move(*c);
+}
+
 // Recall@10 against the model; every hit live, at its exact distance, once.
 double Recall(const Collection& c, const Model& m, std::mt19937_64& rng, int queries) {
   CollectionSearchParams p;
@@ -218,35 +232,31 @@ TEST(CollectionInPlace, EnoughDeadRowsRebuildTheIndex) {
   CollectionOptions o = InPlaceOptions();
   o.merge_pending_count = 100;
   o.in_place_rebuild_dead_ratio = 0.2;
-  auto c = Collection::Open(dir.File("c"), o);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
   std::mt19937_64 rng(3);
   Model model;
-  std::vector<VectorId> ids;
-  for (VectorId i = 0; i < 1000; ++i) ids.push_back(i);
-  ASSERT_TRUE(Upsert(**c, model, rng, ids).ok());
-  WaitApplied(**c);
-  EXPECT_EQ((*c)->Stats().merges, 1u);
+  auto c = OpenFilled(dir.File("c"), o, rng, model, 1000);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->Stats().merges, 1u);
   std::vector<VectorId> gone;
   for (VectorId i = 0; i < 1000; i += 3) gone.push_back(i);  // a third dead
-  ASSERT_TRUE((*c)->Delete(gone).ok());
+  ASSERT_TRUE(c->Delete(gone).ok());
   for (VectorId id : gone) model.live.erase(id);
-  ASSERT_TRUE((*c)->WaitForMerge().ok());
-  for (int i = 0; i < 500 && (*c)->Stats().index_version < 2; ++i) {
+  ASSERT_TRUE(c->WaitForMerge().ok());
+  for (int i = 0; i < 500 && c->Stats().index_version < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const CollectionStats s = (*c)->Stats();
+  const CollectionStats s = c->Stats();
   EXPECT_EQ(s.index_version, 2u);
   EXPECT_EQ(s.deleted, 0u);
   EXPECT_EQ(s.indexed, model.live.size());
-  EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+  EXPECT_GE(Recall(*c, model, rng, 40), 0.9);
   // The rebuilt version takes writes in place again.
   std::vector<VectorId> more;
   for (VectorId i = 2000; i < 2300; ++i) more.push_back(i);
-  ASSERT_TRUE(Upsert(**c, model, rng, more).ok());
-  WaitApplied(**c);
-  EXPECT_EQ((*c)->Stats().index_version, 2u);
-  EXPECT_GE(Recall(**c, model, rng, 40), 0.9);
+  ASSERT_TRUE(Upsert(*c, model, rng, more).ok());
+  WaitApplied(*c);
+  EXPECT_EQ(c->Stats().index_version, 2u);
+  EXPECT_GE(Recall(*c, model, rng, 40), 0.9);
 }
 
 // A drain deletes nearly every row in place; until the rebuild (or the
@@ -257,33 +267,29 @@ TEST(CollectionInPlace, AGraphNearlyAllDeadIsSearchedExactly) {
   testutil::ScratchDir dir;
   CollectionOptions o = InPlaceOptions();
   o.in_place_rebuild_dead_ratio = 1.0;  // no rebuild before the check
-  auto c = Collection::Open(dir.File("c"), o);
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
   std::mt19937_64 rng(17);
   Model model;
-  std::vector<VectorId> ids;
-  for (VectorId i = 0; i < 3000; ++i) ids.push_back(i);
-  ASSERT_TRUE(Upsert(**c, model, rng, ids).ok());
-  WaitApplied(**c);
-  const std::uint64_t version = (*c)->Stats().index_version;
+  auto c = OpenFilled(dir.File("c"), o, rng, model, 3000);
+  ASSERT_TRUE(c);
+  const std::uint64_t version = c->Stats().index_version;
   ASSERT_GE(version, 1u);
   std::vector<VectorId> gone;
   for (VectorId i = 0; i < 3000; ++i) {
     if (i % 100 != 7) gone.push_back(i);
   }
-  ASSERT_TRUE((*c)->Delete(gone).ok());
+  ASSERT_TRUE(c->Delete(gone).ok());
   for (VectorId id : gone) model.live.erase(id);
   ASSERT_EQ(model.live.size(), 30u);
-  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 50), 1.0);
-  CollectionStats s = (*c)->Stats();
+  EXPECT_DOUBLE_EQ(Recall(*c, model, rng, 50), 1.0);
+  CollectionStats s = c->Stats();
   EXPECT_EQ(s.index_version, version);  // searched before any rebuild
   EXPECT_EQ(s.deleted, gone.size());
   // A row inserted meanwhile is found beside them.
   std::vector<VectorId> more{5000, 5001};
-  ASSERT_TRUE(Upsert(**c, model, rng, more).ok());
-  WaitApplied(**c);
-  EXPECT_DOUBLE_EQ(Recall(**c, model, rng, 50), 1.0);
-  EXPECT_EQ((*c)->Stats().index_version, version);
+  ASSERT_TRUE(Upsert(*c, model, rng, more).ok());
+  WaitApplied(*c);
+  EXPECT_DOUBLE_EQ(Recall(*c, model, rng, 50), 1.0);
+  EXPECT_EQ(c->Stats().index_version, version);
 }
 
 // Compaction packs the edge pages fully only once writes have paused for
