@@ -4,6 +4,7 @@
 usage: PYTHONPATH=build/release/python /usr/bin/python3 bench/scripts/filter_collection_bench.py
            --base B.fbin --queries Q.fbin --dir SCRATCH [--index graph|ivf] [--threads 2]
            [--nq-per-bucket 200] [--out bench/results/filter_collection_synth200k_graph]
+           [--ivf-filter-codes on|off]
 
 Labels as bench/scripts/filter_labels_bench.py draws them (1,000 Zipf-like
 labels, several per vector), stored through Collection.add(labels=...) into
@@ -131,6 +132,9 @@ def main():
                     help="search the collection left in --dir by an earlier run instead of building it")
     ap.add_argument("--warmup-seconds", type=float, default=5.0,
                     help="unfiltered searches before the first measured batch")
+    ap.add_argument("--ivf-filter-codes", choices=["on", "off"], default="on",
+                    help="IVF: keep the 2-bit filter codes in RAM (the collection default, on); "
+                         "off lives in coll_ivf_nocodes")
     ap.add_argument("--graph-label-field", action="store_true",
                     help="graph index built label-aware on the labels field (FilteredVamana: "
                          "graph_label_field='labels'); its collection lives in coll_graph_labels")
@@ -143,19 +147,24 @@ def main():
     rows = make_base_labels(n, rng)
     sets = label_sets(rows)
     label_graph = args.graph_label_field and args.index == "graph"
-    coll_dir = os.path.join(args.dir, f"coll_{args.index}" + ("_labels" if label_graph else ""))
+    no_codes = args.index == "ivf" and args.ivf_filter_codes == "off"
+    coll_dir = os.path.join(args.dir, f"coll_{args.index}" + ("_labels" if label_graph else "")
+                            + ("_nocodes" if no_codes else ""))
 
     def fill(col):
         for b in range(0, n, 50000):
             col.add(base[b:b + 50000], ids=np.arange(b, min(n, b + 50000)), labels=rows[b:b + 50000])
 
     extra = {"graph_label_field": "labels"} if label_graph else {}
+    if no_codes:
+        extra["ivf"] = {"filter_codes": False}
     col, build_s = open_or_build(coll_dir, args.reuse, fill, dim=base.shape[1], index=args.index,
                                  payload_index={"labels": "integer"}, **extra)
     st = col.stats()
     report = {
         "data": {"base": args.base, "queries": args.queries, "n": n, "dim": int(base.shape[1])},
         "index": args.index, "graph_label_field": "labels" if label_graph else "",
+        "ivf_filter_codes": args.ivf_filter_codes if args.index == "ivf" else None,
         "threads": args.threads, "machine": "2 cores (this VM)",
         "build_seconds": build_s, "payload_index_bytes": st["payload_index_bytes"],
         "payload_index_bytes_per_vector": st["payload_index_bytes"] / n,
@@ -221,6 +230,8 @@ def main():
 
 def write_markdown(r, path, knob, command):
     label = " (label-aware build on 'labels')" if r.get("graph_label_field") else ""
+    if r.get("ivf_filter_codes"):
+        label += f" (filter codes {r['ivf_filter_codes']})"
     lines = [f"# Filtered collection search, {r['index']} index{label}, "
              f"{r['data']['n']:,} x {r['data']['dim']}",
              "",

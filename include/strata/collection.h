@@ -106,7 +106,9 @@ struct CollectionOptions {
   // (metric and threads are set by the collection). The graph defaults are
   // the "default" profile (OPQ codes, page shuffle, MemGraph).
   GraphBuildOptions graph = DefaultGraphBuildOptions();
-  IvfBuildOptions ivf;
+  // IVF collections keep the 2-bit filter codes by default: filtered
+  // searches that list their rows are exact at a third of the reads.
+  IvfBuildOptions ivf{.filter_codes = true};
 
   bool create_if_missing = true;
   bool error_if_exists = false;

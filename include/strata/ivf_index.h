@@ -49,6 +49,11 @@ struct IvfBuildOptions {
   std::string page_order = "locality";
   // Lloyd iterations of each k-means level.
   std::uint32_t kmeans_iterations = 10;
+  // Keep a 2-bit code of every vector in RAM (12 + D'/8 + (D' - D_m)/8
+  // bytes a vector: 28 at d 128) for filtered searches that list their
+  // passing rows: their exact scan then reads about a third of the pages.
+  // Merges keep what the index they start from has.
+  bool filter_codes = false;
   unsigned threads = 0;    // 0 = all cores
   std::uint64_t seed = 1;  // clustering and rotation seed (deterministic)
   // A request to stop: the build (or merge) returns Aborted at its next

@@ -110,6 +110,7 @@ std::string StoredOptionsToJson(const StoredCollectionOptions& o) {
       {"bits", o.ivf.bits},             {"rerank", o.ivf.rerank},
       {"coarse", o.ivf.coarse},         {"page_order", o.ivf.page_order},
       {"kmeans_iterations", o.ivf.kmeans_iterations}, {"seed", o.ivf.seed},
+      {"filter_codes", o.ivf.filter_codes},
   };
   nlohmann::json j = {
       {"format_version", 1},
@@ -168,6 +169,7 @@ Result<StoredCollectionOptions> StoredOptionsFromJson(const std::string& text) {
     o.ivf.page_order = v.at("page_order").get<std::string>();
     o.ivf.kmeans_iterations = v.at("kmeans_iterations");
     o.ivf.seed = v.at("seed");
+    o.ivf.filter_codes = v.value("filter_codes", false);  // absent before 2026-12-07
     o.graph.metric = o.metric;
     o.ivf.metric = o.metric;
     return o;

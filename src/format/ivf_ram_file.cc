@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <span>
+#include <string>
 
 namespace strata::format {
 namespace {
@@ -24,12 +25,19 @@ bool FromBytes(const std::vector<std::uint8_t>& in, std::vector<T>* out) {
 Result<std::uint64_t> WriteIvfRamFile(const std::string& path, const IvfRamParts& parts) {
   return WriteBlobFile(path, kIvfRamBlobKind, kIvfRamVersion,
                        {Bytes(parts.quantizer), Bytes(parts.coarse), Bytes(parts.centroids),
-                        Bytes(parts.cluster_sizes), Bytes(parts.ids), Bytes(parts.ram_blocks)});
+                        Bytes(parts.cluster_sizes), Bytes(parts.ids), Bytes(parts.ram_blocks),
+                        Bytes(parts.listed_codes)});
 }
 
 Result<IvfRamParts> ReadIvfRamFile(const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(BlobContents blob,
-                          ReadBlobFile(path, kIvfRamBlobKind, kIvfRamVersion, 6));
+                          ReadBlobFile(path, kIvfRamBlobKind, kIvfRamVersion, 0));
+  // Version 1 had no listed codes.
+  const std::size_t sections = blob.version == 1 ? 6 : 7;
+  if (blob.sections.size() != sections) {
+    return Status::Corruption(path + ": " + std::to_string(blob.sections.size()) +
+                              " sections, expected " + std::to_string(sections));
+  }
   IvfRamParts p;
   p.quantizer = std::move(blob.sections[0]);
   p.coarse = std::move(blob.sections[1]);
@@ -38,6 +46,7 @@ Result<IvfRamParts> ReadIvfRamFile(const std::string& path) {
     return Status::Corruption(path + ": section size is not a whole number of elements");
   }
   p.ram_blocks = std::move(blob.sections[5]);
+  if (sections == 7) p.listed_codes = std::move(blob.sections[6]);
   return p;
 }
 

@@ -92,6 +92,10 @@ Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::M
       parts.ram_blocks.size() != d.block_offsets.back() * d.quantizer->layout().ram_batch_bytes()) {
     return corrupt("cluster sizes or RAM blocks do not match the manifest");
   }
+  if (!parts.listed_codes.empty() &&
+      parts.listed_codes.size() != m.num_vectors * d.quantizer->layout().listed_code_bytes()) {
+    return corrupt("listed codes do not match the manifest");
+  }
   // The ids are a permutation of the rows; its inverse serves restricted
   // searches.
   constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
@@ -105,6 +109,7 @@ Status LoadIvfIndexData(const std::string& dir, bool verify_checksums, format::M
   d.centroids = std::move(parts.centroids);
   d.ids = std::move(parts.ids);
   d.ram_blocks = std::move(parts.ram_blocks);
+  d.listed_codes = std::move(parts.listed_codes);
   auto coarse = ivf::CoarseQuantizer::Deserialize(parts.coarse, d.centroids.data(), C, m.dim);
   if (!coarse.ok()) return coarse.status().WithContext(dir + "/" + kIvfRamFile);
   d.coarse.emplace(std::move(*coarse));

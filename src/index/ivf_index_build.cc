@@ -119,7 +119,8 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   report_progress("encode", 0.0);
   STRATA_ASSIGN_OR_RETURN(
       ivf::EncodedClusters encoded,
-      ivf::EncodeClusters(quantizer, values.data(), clustering, rerank, options.threads));
+      ivf::EncodeClusters(quantizer, values.data(), clustering, rerank, options.threads,
+                          options.filter_codes));
   report_progress("encode", 0.7);
   STRATA_ASSIGN_OR_RETURN(
       ivf::CoarseQuantizer coarse,
@@ -139,6 +140,7 @@ Result<IvfBuildReport> BuildIvfIndex(const std::string& base_path, const std::st
   parts.cluster_sizes = std::move(sizes);
   parts.ids = clustering.order;
   parts.ram_blocks = std::move(encoded.ram_blocks);
+  parts.listed_codes = std::move(encoded.listed_codes);
   IvfIndexContents contents;
   contents.type = type;
   contents.dim = dim;

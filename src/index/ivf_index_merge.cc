@@ -41,6 +41,7 @@ struct Piece {
   std::vector<std::uint32_t> ids;        // new row ids in storage order
   std::vector<std::uint8_t> ram_blocks;  // ceil(size / 32) RAM batch blocks
   std::vector<std::uint8_t> records;     // size x record_bytes
+  std::vector<std::uint8_t> listed_codes;  // size x listed_bytes
 };
 
 enum class Fate : std::uint8_t { kCopy, kRewrite, kSplit, kDrop };
@@ -62,6 +63,7 @@ struct MergeInputs {
   std::size_t dim = 0;
   std::size_t record_bytes = 0;
   std::size_t block_bytes = 0;
+  std::size_t listed_bytes = 0;  // 0: the old index has no listed codes, nor will the new
   bool raw = false;
   std::size_t page_group = 0;             // records per page under locality, else 0
   std::vector<std::uint32_t> new_row_of;  // old row -> new row (unused for deleted rows)
@@ -182,9 +184,11 @@ Status SplitCluster(const MergeInputs& in, std::size_t c, const std::vector<floa
     }
     p.ram_blocks.resize((part.size() + kBatchSize - 1) / kBatchSize * in.block_bytes);
     p.records.resize(part.size() * in.record_bytes);
-    STRATA_RETURN_IF_ERROR(qz.EncodeCluster(rows.data(), part.size(), p.centroid.data(),
-                                            p.ram_blocks.data(),
-                                            in.raw ? nullptr : p.records.data(), 1));
+    p.listed_codes.resize(part.size() * in.listed_bytes);
+    STRATA_RETURN_IF_ERROR(qz.EncodeCluster(
+        rows.data(), part.size(), p.centroid.data(), p.ram_blocks.data(),
+        in.raw ? nullptr : p.records.data(), 1,
+        in.listed_bytes == 0 ? nullptr : p.listed_codes.data()));
     if (in.raw) std::memcpy(p.records.data(), rows.data(), p.records.size());
     oc->pieces.push_back(std::move(p));
   }
@@ -221,8 +225,11 @@ Status RewriteCluster(const MergeInputs& in, std::size_t c, const std::vector<fl
   std::vector<float> rotated_centroid(qz.padded_dim());
   qz.RotateCentroid(p.centroid.data(), rotated_centroid.data());
   std::vector<RabitqCode> fresh(m - s);
+  const std::size_t lb = in.listed_bytes;
+  std::vector<std::uint8_t> fresh_listed((m - s) * lb);
   for (std::size_t l = s; l < m; ++l) {
-    STRATA_RETURN_IF_ERROR(qz.Encode(vecs.data() + l * d, rotated_centroid.data(), &fresh[l - s])
+    STRATA_RETURN_IF_ERROR(qz.Encode(vecs.data() + l * d, rotated_centroid.data(), &fresh[l - s],
+                                     lb == 0 ? nullptr : fresh_listed.data() + (l - s) * lb)
                                .WithContext("new row " + std::to_string(oc->inserted[l - s])));
   }
   // RAM blocks: survivors' slots unpacked from their old blocks and packed
@@ -231,6 +238,7 @@ Status RewriteCluster(const MergeInputs& in, std::size_t c, const std::vector<fl
   const std::uint8_t* old_blocks = old.ram_blocks.data() + old.block_offsets[c] * in.block_bytes;
   p.ram_blocks.resize((m + kBatchSize - 1) / kBatchSize * in.block_bytes);
   p.records.resize(m * in.record_bytes);
+  p.listed_codes.resize(m * lb);
   std::vector<RabitqCode> kept(kBatchSize);
   for (RabitqCode& k : kept) k.bits.assign(layout.code_bytes(), 0);
   const RabitqCode* slots[kBatchSize];
@@ -239,6 +247,7 @@ Status RewriteCluster(const MergeInputs& in, std::size_t c, const std::vector<fl
     for (std::size_t j = 0; j < kBatchSize && b * kBatchSize + j < m; ++j) {
       const std::uint32_t l = order[b * kBatchSize + j];
       std::uint8_t* rec = p.records.data() + (b * kBatchSize + j) * in.record_bytes;
+      std::uint8_t* listed = p.listed_codes.data() + (b * kBatchSize + j) * lb;
       if (l < s) {
         const std::uint64_t i = oc->survivors[l] - first;  // old position in the cluster
         RabitqCode& k = kept[j];
@@ -247,8 +256,10 @@ Status RewriteCluster(const MergeInputs& in, std::size_t c, const std::vector<fl
                                           &k.f_error);
         slots[j] = &k;
         std::memcpy(rec, old_records.data() + i * in.record_bytes, in.record_bytes);
+        if (lb != 0) std::memcpy(listed, old.listed_codes.data() + oc->survivors[l] * lb, lb);
       } else {
         slots[j] = &fresh[l - s];
+        if (lb != 0) std::memcpy(listed, fresh_listed.data() + (l - s) * lb, lb);
         if (in.raw) {
           std::memcpy(rec, vecs.data() + std::size_t{l} * d, in.record_bytes);
         } else {
@@ -278,6 +289,8 @@ Status MergeCluster(const MergeInputs& in, std::size_t c, OldCluster* oc) {
     p.ram_blocks.assign(old.ram_blocks.begin() + old.block_offsets[c] * in.block_bytes,
                         old.ram_blocks.begin() + old.block_offsets[c + 1] * in.block_bytes);
     p.records = std::move(old_records);
+    p.listed_codes.assign(old.listed_codes.begin() + old.cluster_offsets[c] * in.listed_bytes,
+                          old.listed_codes.begin() + old.cluster_offsets[c + 1] * in.listed_bytes);
     oc->pieces.push_back(std::move(p));
     return Status::OK();
   }
@@ -340,6 +353,7 @@ Result<IvfBuildReport> MergeIvfIndex(const std::string& old_dir,
   in.record_bytes = old.records.packing().record_bytes();
   in.block_bytes = qz.layout().ram_batch_bytes();
   in.raw = old.rerank == ivf::RerankKind::kRaw;
+  in.listed_bytes = old.listed_codes.empty() ? 0 : qz.layout().listed_code_bytes();
   in.page_group = options.page_order == "locality" ? old.records.packing().records_per_unit() : 0;
   in.new_row_of.assign(n_old, 0);
   for (std::uint64_t r = 0; r < n_old; ++r) {
@@ -471,6 +485,8 @@ Result<IvfBuildReport> MergeIvfIndex(const std::string& old_dir,
       parts.cluster_sizes.push_back(p.ids.size());
       parts.ids.insert(parts.ids.end(), p.ids.begin(), p.ids.end());
       parts.ram_blocks.insert(parts.ram_blocks.end(), p.ram_blocks.begin(), p.ram_blocks.end());
+      parts.listed_codes.insert(parts.listed_codes.end(), p.listed_codes.begin(),
+                                p.listed_codes.end());
     }
   }
   const std::size_t C = pieces.size();

@@ -338,6 +338,71 @@ TEST(IvfIndexMerge, UntouchedClustersAreCopiedByteForByte) {
             old.cluster_offsets[2] - old.cluster_offsets[1] + 5);
 }
 
+// Every listed code (the 2-bit filter codes) of a merged index is its row's
+// own code against its cluster's centroid, whether the cluster was copied,
+// rewritten or split; an index without them merges into one without them.
+TEST(IvfIndexMerge, FilterCodesFollowTheirRows) {
+  testutil::ScratchDir dir;
+  const std::vector<float> old_rows = ClusteredRows(kBase, kDim, 30, 23);
+  std::mt19937_64 rng(29);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<float> new_rows(1500 * kDim);
+  for (std::size_t i = 0; i < 1500; ++i) {
+    // Most near one old row (a cluster that splits), the rest anywhere.
+    const std::size_t from = i < 900 ? 0 : (i * 37) % kBase;
+    for (std::size_t j = 0; j < kDim; ++j) new_rows[i * kDim + j] = old_rows[from * kDim + j] + g(rng);
+  }
+  IvfBuildOptions with = Options();
+  with.filter_codes = true;
+  Build(dir, old_rows, "old", with);
+  Build(dir, old_rows, "plain", Options());
+  const std::vector<std::uint8_t> deleted = RandomDeletes(kBase, 0.1, 31);
+  auto reader = [&](std::span<const std::uint64_t> rows, float* out) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::copy_n(old_rows.data() + rows[i] * kDim, kDim, out + i * kDim);
+    }
+    return Status::OK();
+  };
+  IvfMergeReport mr;
+  // The merge follows the old index, whatever the options say.
+  auto r = MergeIvfIndex(dir.File("old"), deleted, new_rows, dir.File("merged"), Options(), &mr,
+                         reader);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GE(mr.clusters_split, 1u);
+  EXPECT_GE(mr.clusters_rewritten, 1u);
+  auto plain = MergeIvfIndex(dir.File("plain"), deleted, new_rows, dir.File("plain_merged"), with,
+                             nullptr, reader);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  format::Manifest pm;
+  search::IvfIndexData plain_data;
+  ASSERT_TRUE(LoadIvfIndexData(dir.File("plain_merged"), true, &pm, &plain_data).ok());
+  EXPECT_TRUE(plain_data.listed_codes.empty());
+  EXPECT_FALSE(pm.parameters.at("filter_codes").get<bool>());
+
+  format::Manifest m;
+  search::IvfIndexData data;
+  ASSERT_TRUE(LoadIvfIndexData(dir.File("merged"), true, &m, &data).ok());
+  EXPECT_TRUE(m.parameters.at("filter_codes").get<bool>());
+  const auto& qz = *data.quantizer;
+  const std::size_t lb = qz.layout().listed_code_bytes();
+  ASSERT_EQ(data.listed_codes.size(), data.num_vectors() * lb);
+  const std::vector<float> live = LiveRows(old_rows, deleted, new_rows);
+  std::vector<float> rc(qz.padded_dim());
+  std::vector<std::uint8_t> want(lb);
+  quant::rabitq::RabitqCode code;
+  std::size_t mismatched = 0;
+  for (std::size_t c = 0; c < data.num_clusters(); ++c) {
+    qz.RotateCentroid(data.centroids.data() + c * kDim, rc.data());
+    for (std::uint64_t pos = data.cluster_offsets[c]; pos < data.cluster_offsets[c + 1]; ++pos) {
+      ASSERT_TRUE(qz.Encode(live.data() + std::size_t{data.ids[pos]} * kDim, rc.data(), &code,
+                            want.data())
+                      .ok());
+      mismatched += std::equal(want.begin(), want.end(), data.listed_codes.begin() + pos * lb) ? 0 : 1;
+    }
+  }
+  EXPECT_EQ(mismatched, 0u) << "of " << data.num_vectors();
+}
+
 TEST(IvfIndexMerge, FailedMergeLeavesTheOldIndex) {
   testutil::ScratchDir dir;
   const std::vector<float> old_rows = ClusteredRows(kBase, kDim, 30, 23);

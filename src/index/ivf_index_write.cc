@@ -27,7 +27,10 @@ Status WriteIvfIndex(const IvfIndexContents& contents, const std::string& index_
   const std::size_t record_bytes = contents.packing.record_bytes();
   // RAM per vector, taken before the parts are released.
   const double ram_per_vector =
-      n == 0 ? 0.0 : static_cast<double>(parts.ram_blocks.size() + parts.ids.size() * 4) / n;
+      n == 0 ? 0.0
+             : static_cast<double>(parts.ram_blocks.size() + parts.listed_codes.size() +
+                                   parts.ids.size() * 4) /
+                   n;
   auto write_files = [&](const std::string& dir) -> Status {
     STRATA_ASSIGN_OR_RETURN(
         std::uint64_t records_bytes,
@@ -67,7 +70,8 @@ Status WriteIvfIndex(const IvfIndexContents& contents, const std::string& index_
                     {"record_bytes", record_bytes},
                     {"records_per_page", contents.packing.records_per_unit()},
                     {"pages_per_record", contents.packing.pages_per_unit()},
-                    {"default_nprobe", nprobe}};
+                    {"default_nprobe", nprobe},
+                    {"filter_codes", !parts.listed_codes.empty()}};
     for (const char* name : {kIvfRecordsFile, kIvfRamFile}) {
       format::ManifestFile f{name, 0, 0};
       STRATA_RETURN_IF_ERROR(format::ChecksumFile(dir + "/" + name, &f.bytes, &f.checksum));

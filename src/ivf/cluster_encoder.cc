@@ -31,7 +31,8 @@ std::size_t RecordBytes(const quant::rabitq::RabitqQuantizer& quantizer, RerankK
 
 Result<EncodedClusters> EncodeClusters(const quant::rabitq::RabitqQuantizer& quantizer,
                                        const float* data, const IvfClustering& clustering,
-                                       RerankKind rerank, unsigned threads) {
+                                       RerankKind rerank, unsigned threads,
+                                       bool listed_codes) {
   const std::size_t k = clustering.num_clusters;
   const std::size_t d = clustering.dim;
   if (d != quantizer.dim() || clustering.offsets.size() != k + 1) {
@@ -47,6 +48,8 @@ Result<EncodedClusters> EncodeClusters(const quant::rabitq::RabitqQuantizer& qua
   out.ram_blocks.assign(out.block_offsets.back() * layout.ram_batch_bytes(), 0);
   const std::size_t rec = layout.ssd_record_bytes();
   if (rerank == RerankKind::kExCode) out.records.assign(clustering.order.size() * rec, 0);
+  const std::size_t listed_bytes = layout.listed_code_bytes();
+  if (listed_codes) out.listed_codes.assign(clustering.order.size() * listed_bytes, 0);
 
   // Parallel over clusters, each encoded single-threaded: clusters are small
   // (~1,000 rows) and many, so this keeps every core busy without nesting.
@@ -68,7 +71,8 @@ Result<EncodedClusters> EncodeClusters(const quant::rabitq::RabitqQuantizer& qua
       Status st = quantizer.EncodeCluster(
           rows[t].data(), n, clustering.centroids.data() + c * d,
           out.ram_blocks.data() + out.block_offsets[c] * layout.ram_batch_bytes(),
-          rerank == RerankKind::kExCode ? out.records.data() + first * rec : nullptr, 1);
+          rerank == RerankKind::kExCode ? out.records.data() + first * rec : nullptr, 1,
+          listed_codes ? out.listed_codes.data() + first * listed_bytes : nullptr);
       if (!st.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (!failed.exchange(true)) first_error = st.WithContext("cluster " + std::to_string(c));

@@ -40,14 +40,19 @@ struct EncodedClusters {
   // kExCode: n * RecordBytes() bytes in storage order (record i belongs to
   // clustering.order[i]). kRaw: empty (records are the rows themselves).
   std::vector<std::uint8_t> records;
+  // With listed codes: n * layout.listed_code_bytes() bytes in storage
+  // order (quant/rabitq/layout.h); else empty.
+  std::vector<std::uint8_t> listed_codes;
 };
 
 // Encodes n rows of `data` (n * d floats, already normalised under cosine)
 // laid out by `clustering`, parallel over clusters on `threads` threads
-// (0 = all cores). InvalidArgument (naming the row) for a non-finite row.
+// (0 = all cores), with each row's listed code when `listed_codes`.
+// InvalidArgument (naming the row) for a non-finite row.
 Result<EncodedClusters> EncodeClusters(const quant::rabitq::RabitqQuantizer& quantizer,
                                        const float* data, const IvfClustering& clustering,
-                                       RerankKind rerank, unsigned threads = 0);
+                                       RerankKind rerank, unsigned threads = 0,
+                                       bool listed_codes = false);
 
 }  // namespace strata::ivf
 

@@ -40,6 +40,9 @@ struct IvfIndexData {
   // that rank a listed set of rows (SearchParams::restrict_to): 4 B/vector.
   std::vector<std::uint32_t> position_of;
   std::vector<std::uint8_t> ram_blocks;
+  // Empty, or each storage position's listed code (quant/rabitq/layout.h),
+  // which restricted scans estimate listed rows with.
+  std::vector<std::uint8_t> listed_codes;
   format::IvfRecordsFile records;
   std::uint32_t default_nprobe = 1;
 
@@ -57,7 +60,7 @@ struct IvfIndexData {
     return (quantizer ? quantizer->padded_dim() * 8 : 0) + centroids.size() * 4 +
            (coarse ? coarse->MemoryBytes() : 0) + cluster_offsets.size() * 8 +
            block_offsets.size() * 8 + ids.size() * 4 + position_of.size() * 4 +
-           ram_blocks.size() +
+           ram_blocks.size() + listed_codes.size() +
            records.first_unit().size() * 8;
   }
 };

@@ -34,6 +34,10 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
   const std::uint32_t rpu = index_.records.packing().records_per_unit();
   const bool excode = index_.rerank == ivf::RerankKind::kExCode;
   const IdFilter* filter = params.filter;
+  // The 2-bit listed codes, when the index keeps them: a bound about half as
+  // wide, so about a third of the rows read (listed_code.cc).
+  const std::size_t listed_bytes =
+      index_.listed_codes.empty() ? 0 : qz.layout().listed_code_bytes();
 
   // The listed rows with their storage positions, in storage order: cluster
   // by cluster, block by block, page by page (the row is kept beside its
@@ -84,6 +88,11 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
     const std::uint64_t b = (position(at) - index_.cluster_offsets[c]) / quant::rabitq::kBatchSize;
     const std::uint8_t* p = index_.ram_blocks.data() + (index_.block_offsets[c] + b) * block_bytes;
     for (std::size_t off = 0; off < block_bytes; off += 64) __builtin_prefetch(p + off);
+    if (listed_bytes != 0) {
+      const std::uint8_t* l = index_.listed_codes.data() + position(at) * listed_bytes;
+      for (std::size_t off = 0; off < listed_bytes; off += 64) __builtin_prefetch(l + off);
+      __builtin_prefetch(l + listed_bytes - 1);
+    }
   };
   for (std::size_t a = 0; a < kPrefetchAhead; ++a) prefetch(a);
   std::size_t i = 0;
@@ -105,8 +114,12 @@ Status IvfSearchContext::ScanRestricted(const SearchParams& params) {
       const std::uint8_t* block =
           index_.ram_blocks.data() +
           (index_.block_offsets[c] + pos / quant::rabitq::kBatchSize) * block_bytes;
+      const std::size_t slot = pos % quant::rabitq::kBatchSize;
       const quant::rabitq::SlotEstimate est =
-          qz.EstimateSlot(rq_, factors_[probe], block, pos % quant::rabitq::kBatchSize);
+          listed_bytes == 0
+              ? qz.EstimateSlot(rq_, factors_[probe], block, slot)
+              : qz.EstimateListed(rq_, factors_[probe], block, slot,
+                                  index_.listed_codes.data() + position(i) * listed_bytes);
       ++stats_.pq_distances;
       ++stats_.survivors;
       const std::uint64_t unit = first_unit + pos / rpu;

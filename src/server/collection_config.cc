@@ -69,9 +69,13 @@ Status ApplyIvf(const json& g, IvfBuildOptions* o) {
       STRATA_RETURN_IF_ERROR(Unsigned32(key, v, &o->prefix_bits));
     } else if (it.key() == "kmeans_iterations") {
       STRATA_RETURN_IF_ERROR(Unsigned32(key, v, &o->kmeans_iterations));
+    } else if (it.key() == "filter_codes") {
+      if (!v.is_boolean()) return Bad(key, v, "a boolean");
+      o->filter_codes = v.get<bool>();
     } else {
-      return Status::InvalidArgument("strata." + key +
-                                     ": unknown option (clusters, bits, prefix_bits, kmeans_iterations)");
+      return Status::InvalidArgument(
+          "strata." + key +
+          ": unknown option (clusters, bits, prefix_bits, kmeans_iterations, filter_codes)");
     }
   }
   return Status::OK();

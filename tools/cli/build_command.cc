@@ -181,6 +181,10 @@ void AddBuildCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--coarse", a->ivf.coarse, "IVF: coarse quantizer, irq or flat")
       ->capture_default_str();
+  cmd->add_option("--filter-codes", a->ivf.filter_codes,
+                  "IVF: keep 2-bit codes in RAM (12 + D'/8 + (D' - D_m)/8 bytes a vector) for "
+                  "exact filtered scans of listed rows (true/false)")
+      ->capture_default_str();
   cmd->add_option("--page-order", a->ivf.page_order,
                   "IVF: records of a cluster in page groups of nearby vectors (locality) or by "
                   "distance to the centroid (centroid)")

@@ -120,7 +120,7 @@ struct CreateArgs {
   std::optional<std::uint32_t> opq_iterations, mem_graph_R, shuffle_rounds, shuffle_swaps;
   std::optional<double> mem_graph_ratio;
   std::optional<bool> page_shuffle, all_in_storage;
-  IvfBuildOptions ivf;
+  IvfBuildOptions ivf = CollectionOptions().ivf;
   WriteFlags write;
   bool json = false;
 };
@@ -224,6 +224,9 @@ void AddCreate(CLI::App* parent, CommandAction* action) {
   cmd->add_option("--coarse", v.coarse, "IVF: coarse quantizer, irq or flat")
       ->capture_default_str();
   cmd->add_option("--page-order", v.page_order, "IVF: locality or centroid")->capture_default_str();
+  cmd->add_option("--filter-codes", v.filter_codes,
+                  "IVF: keep 2-bit codes in RAM for exact filtered scans (true/false)")
+      ->capture_default_str();
   AddWriteFlags(cmd, &a->write);
   cmd->add_flag("--json", a->json, "Print the new collection's stats as JSON");
   cmd->callback([a, action] {

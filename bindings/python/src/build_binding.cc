@@ -259,7 +259,7 @@ Parameters, under `strata build`'s names:
     shuffle_rounds, shuffle_swaps, all_in_storage, reuse_graph, threads, seed;
   ivf: clusters, prefix_bits, bits, rerank ("excode" or "raw"), coarse ("irq"
     or "flat"), page_order ("locality" or "centroid"), kmeans_iterations,
-    threads, seed.
+    filter_codes (2-bit codes in RAM for exact filtered scans), threads, seed.
 A parameter of the other type, or an unknown one, is a ValueError naming it;
 so are NaN or Inf rows and zero vectors under cosine. An existing index in
 `path` is replaced only once the new one is complete. The GIL is released

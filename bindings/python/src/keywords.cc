@@ -193,6 +193,8 @@ const Keyword<IvfBuildOptions> kIvfBuild[] = {
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.page_order = ToStr(v, n); }},
     {"kmeans_iterations", nullptr,
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.kmeans_iterations = ToU32(v, n); }},
+    {"filter_codes", nullptr,
+     [](IvfBuildOptions& o, py::handle v, const char* n) { o.filter_codes = ToBool(v, n); }},
     {"threads", nullptr,
      [](IvfBuildOptions& o, py::handle v, const char* n) { o.threads = ToU32(v, n); }},
     {"seed", nullptr,

@@ -152,22 +152,25 @@ float RabitqQuantizer::ExactPrefixIp(const RabitqQuery& query, const std::uint8_
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
+double RabitqQuantizer::SuffixIp(const RabitqQuery& query, const std::uint8_t* suffix_bits) const {
+  const std::size_t first_byte = layout_.prefix_code_bytes();
+  const float* q = query.rotated.data();
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t j = 0; j < layout_.suffix_code_bytes(); ++j) {
+    const unsigned byte = suffix_bits[j];
+    const float* qj = q + 8 * (first_byte + j);
+    for (int t = 0; t < 8; ++t) acc[t] += static_cast<float>((byte >> (7 - t)) & 1u) * qj[t];
+  }
+  double sum = 0.0;
+  for (float v : acc) sum += v;
+  return sum;
+}
+
 float RabitqQuantizer::Refine(const RabitqQuery& query, const ClusterQueryFactors& cluster,
                               float prefix_ip, const std::uint8_t* ssd_record) const {
   const SsdRecordView record = ReadSsdRecord(layout_, ssd_record);
-  const std::size_t first_byte = layout_.prefix_code_bytes();
-  const std::size_t suffix_bytes = layout_.suffix_code_bytes();
   const float* q = query.rotated.data();
-  float suffix_acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (std::size_t j = 0; j < suffix_bytes; ++j) {
-    const unsigned byte = record.suffix_bits[j];
-    const float* qj = q + 8 * (first_byte + j);
-    for (int t = 0; t < 8; ++t) {
-      suffix_acc[t] += static_cast<float>((byte >> (7 - t)) & 1u) * qj[t];
-    }
-  }
-  double ip_b = static_cast<double>(prefix_ip);
-  for (float v : suffix_acc) ip_b += v;
+  const double ip_b = static_cast<double>(prefix_ip) + SuffixIp(query, record.suffix_bits);
   const int ex = layout_.ex_bits;
   double wq;  // <w, q> for the B-bit grid vector w (quantizer.h)
   if (ex == 0) {

@@ -42,6 +42,15 @@
 // full-code 1-bit factors); B = 1 with D_m < D' is allowed (refinement then
 // restores the full 1-bit estimate from the suffix).
 //
+// Listed code (ListedCodeBytes = 12 + D'/8 + (D' - D_m)/8 bytes), an optional
+// RAM tier for searches that estimate a listed set of rows one by one (the
+// exact fallback of filtered search): a 2-bit extended RaBitQ code of its own
+// (ex = 1, its scale chosen for this width, not truncated from the SSD ex-code)
+//   [0, 12)             f32 f_add_2, f_rescale_2, f_error_2
+//   [12, 12 + D'/8)     packed 1-bit ex-code (ex_code.h, ex = 1)
+//   [12 + D'/8, end)    suffix of the 1-bit code (its prefix is in the RAM
+//                       block), canonical bytes [D_m/8, D'/8) verbatim
+//
 // Thread-safety: all functions are pure; distinct outputs may be written from
 // distinct threads.
 #ifndef STRATA_QUANT_RABITQ_LAYOUT_H_
@@ -73,6 +82,7 @@ struct RabitqLayout {
   std::size_t ram_codes_bytes() const { return prefix_dim * 4; }
   std::size_t ram_batch_bytes() const { return ram_codes_bytes() + 3 * kBatchSize * 4; }
   std::size_t ssd_record_bytes() const { return suffix_code_bytes() + ex_code_bytes() + 8; }
+  std::size_t listed_code_bytes() const { return 12 + padded_dim / 8 + suffix_code_bytes(); }
 };
 
 // One encoded vector (all parts, unpacked). Reusable: Encode resizes the

@@ -171,7 +171,7 @@ void RabitqQuantizer::RotateCentroid(const float* centroid, float* out) const {
 }
 
 Status RabitqQuantizer::Encode(const float* vector, const float* rotated_centroid,
-                               RabitqCode* code) const {
+                               RabitqCode* code, std::uint8_t* listed_code) const {
   thread_local std::vector<float> input;
   thread_local std::vector<float> rotated;
   const float* src = vector;
@@ -184,10 +184,11 @@ Status RabitqQuantizer::Encode(const float* vector, const float* rotated_centroi
   }
   rotated.resize(padded_dim());
   rotator_->Rotate(src, rotated.data());
-  return EncodeRotated(rotated.data(), rotated_centroid, code);
+  return EncodeRotated(rotated.data(), rotated_centroid, code, listed_code);
 }
 
-Status RabitqQuantizer::EncodeRotated(const float* o, const float* c, RabitqCode* code) const {
+Status RabitqQuantizer::EncodeRotated(const float* o, const float* c, RabitqCode* code,
+                                      std::uint8_t* listed_code) const {
   const std::size_t dp = layout_.padded_dim;
   const std::size_t dm = layout_.prefix_dim;
   const int ex = layout_.ex_bits;
@@ -219,8 +220,10 @@ Status RabitqQuantizer::EncodeRotated(const float* o, const float* c, RabitqCode
     // o == c: est = g_add exactly.
     code->f_add = code->f_rescale = code->f_error = 0.0f;
     code->f_add_ex = code->f_rescale_ex = 0.0f;
+    if (listed_code != nullptr) std::memset(listed_code, 0, layout_.listed_code_bytes());
     return Status::OK();
   }
+  if (listed_code != nullptr) EncodeListedCode(o, c, code->bits, listed_code);
   const bool l2 = options_.metric == Metric::kL2;
   const double mult = l2 ? 2.0 : 1.0;
   const double norm = std::sqrt(norm_sq);
@@ -279,7 +282,7 @@ Status RabitqQuantizer::EncodeRotated(const float* o, const float* c, RabitqCode
 
 Status RabitqQuantizer::EncodeCluster(const float* vectors, std::size_t n, const float* centroid,
                                       std::uint8_t* ram_blocks, std::uint8_t* ssd_records,
-                                      unsigned threads) const {
+                                      unsigned threads, std::uint8_t* listed_codes) const {
   const std::size_t d = dim();
   const std::size_t dp = padded_dim();
   std::vector<float> rotated_centroid(dp);
@@ -318,7 +321,12 @@ Status RabitqQuantizer::EncodeCluster(const float* vectors, std::size_t n, const
       for (std::size_t j = 0; j < kBatchSize; ++j) {
         pointers[j] = nullptr;
         if (j >= rows) continue;
-        if (!EncodeRotated(rotated.data() + j * dp, rotated_centroid.data(), &codes[j]).ok()) {
+        std::uint8_t* listed =
+            listed_codes == nullptr
+                ? nullptr
+                : listed_codes + (row0 + j) * layout_.listed_code_bytes();
+        if (!EncodeRotated(rotated.data() + j * dp, rotated_centroid.data(), &codes[j], listed)
+                 .ok()) {
           std::size_t expected = first_bad.load();
           while (row0 + j < expected && !first_bad.compare_exchange_weak(expected, row0 + j)) {
           }

@@ -10,7 +10,8 @@ list(APPEND STRATA_QUANT_SOURCES
      ${STRATA_RABITQ_DIR}/layout.cc
      ${STRATA_RABITQ_DIR}/fastscan.cc
      ${STRATA_RABITQ_DIR}/quantizer.cc
-     ${STRATA_RABITQ_DIR}/estimator.cc)
+     ${STRATA_RABITQ_DIR}/estimator.cc
+     ${STRATA_RABITQ_DIR}/listed_code.cc)
 # Per-ISA FastScan kernels: compiled with their ISA flags only and chosen at
 # run time by fastscan.cc after the CPU check.
 list(APPEND STRATA_QUANT_AVX2_SOURCES ${STRATA_RABITQ_DIR}/fastscan_avx2.cc)
@@ -21,4 +22,5 @@ list(APPEND STRATA_QUANT_RABITQ_TESTS
      ${STRATA_RABITQ_DIR}/layout_test.cc
      ${STRATA_RABITQ_DIR}/fastscan_test.cc
      ${STRATA_RABITQ_DIR}/quantizer_test.cc
-     ${STRATA_RABITQ_DIR}/estimator_test.cc)
+     ${STRATA_RABITQ_DIR}/estimator_test.cc
+     ${STRATA_RABITQ_DIR}/listed_code_test.cc)

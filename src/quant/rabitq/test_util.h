@@ -83,10 +83,12 @@ inline Pair MakePair(Xoshiro256& rng, const std::vector<float>& c, double beta, 
   return p;
 }
 
-// One vector encoded into a RAM batch block (slot 0) and an SSD record.
+// One vector encoded into a RAM batch block (slot 0), an SSD record and a
+// listed code.
 struct EncodedOne {
   std::vector<std::uint8_t> block;
   std::vector<std::uint8_t> record;
+  std::vector<std::uint8_t> listed;
 };
 inline EncodedOne EncodeOne(const RabitqQuantizer& quantizer, const float* vector,
                             const float* rotated_centroid, RabitqCode* scratch) {
@@ -94,7 +96,8 @@ inline EncodedOne EncodeOne(const RabitqQuantizer& quantizer, const float* vecto
   const RabitqLayout& layout = quantizer.layout();
   out.block.resize(layout.ram_batch_bytes());
   out.record.resize(layout.ssd_record_bytes());
-  if (!quantizer.Encode(vector, rotated_centroid, scratch).ok()) return {};
+  out.listed.resize(layout.listed_code_bytes());
+  if (!quantizer.Encode(vector, rotated_centroid, scratch, out.listed.data()).ok()) return {};
   const RabitqCode* codes[1] = {scratch};
   PackRamBatch(layout, codes, out.block.data());
   WriteSsdRecord(layout, *scratch, out.record.data());
