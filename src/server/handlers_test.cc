@@ -266,6 +266,7 @@ TEST_F(HandlersTest, StrataBuildAndMergeOptions) {
            {{{"graph", {{"R", 2}}}}, "R must be"},
            {{{"graph", 5}}, "graph"},
            {{{"ivf", {{"bits", "x"}}}}, "ivf.bits"},
+           {{{"ivf", {{"filter_codes", 1}}}}, "ivf.filter_codes"},
            {{{"merge_pending_ratio", "x"}}, "merge_pending_ratio"},
            {{{"update_mode", "sideways"}}, "update_mode"},
            {{{"update_mode", "in_place"}, {"index", "ivf"}}, "in_place"},

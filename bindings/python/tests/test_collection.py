@@ -218,6 +218,31 @@ def test_options_and_their_errors(coll_path):
         strata.Collection(coll_path, error_if_exists=True)
 
 
+def test_ivf_filter_codes_cost_their_ram_and_keep_filtered_search_exact(tmp_path, rng):
+    # An IVF collection keeps 2-bit filter codes by default (d 32: D' 64, so
+    # 12 + 64/8 = 20 bytes a vector); listed rows are ranked exactly either way.
+    n, d = 3000, 32
+    data = rng.normal(size=(n, d)).astype(np.float32)
+    labels = [[i % 50] for i in range(n)]
+    queries = rng.normal(size=(20, d)).astype(np.float32)
+    keep = np.flatnonzero(np.arange(n) % 50 == 7)
+    want, _ = brute_force(data[keep], queries, 10)
+    ram = {}
+    for codes in (None, False):
+        extra = {} if codes is None else {"ivf": {"filter_codes": codes}}
+        with strata.Collection(str(tmp_path / f"c{codes}"), dim=d, index="ivf",
+                               flat_threshold=500, background_merge=False,
+                               payload_index={"labels": "integer"}, **extra) as col:
+            col.add(data, labels=labels)
+            col.merge()
+            ram[codes] = col.stats()["ram_bytes"]
+            ids, _ = col.search(queries, k=10, filter={"must": [{"key": "labels", "match": {"value": 7}}]})
+            np.testing.assert_array_equal(ids, keep[want])
+    assert ram[None] - ram[False] == n * 20
+    with pytest.raises(TypeError, match="filter_codes"):
+        strata.Collection(str(tmp_path / "bad"), dim=d, ivf={"filter_codes": "yes"})
+
+
 def test_search_filter_matches_filtered_brute_force(coll_path, rng):
     data = rng.normal(size=(300, 8)).astype(np.float32)
     groups = np.arange(300) % 3
