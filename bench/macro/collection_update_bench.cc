@@ -60,7 +60,7 @@ struct Config {
   std::uint64_t max_pending = 0;
   double insert_rate = 0;       // offered load, rows/s over all writers (0: as fast as they go)
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
-  std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 1;
+  std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 4;
   std::uint32_t in_place_L = 64;
   bool compaction = true;
   std::uint32_t compaction_pause_ms = CollectionOptions{}.in_place_compaction_pause_ms;

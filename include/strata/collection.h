@@ -130,8 +130,11 @@ struct CollectionOptions {
   std::optional<UpdateMode> update_mode;
   double in_place_rebuild_dead_ratio = 0.3;
   // Applier threads: their position seeking runs at once, the graph's
-  // structural updates one at a time.
-  unsigned in_place_threads = 1;
+  // structural updates one at a time. Seeking waits on edge-page reads, so
+  // more threads than cores pay: synth1m 100k + 60k - 30k beside a search
+  // thread on 2 cores, 737 / 986 / 1,157 inserts/s on 1 / 2 / 4 threads at
+  // the same search QPS (bench/results/in_place_threads_synth1m.md).
+  unsigned in_place_threads = 4;
   // Position seeking's list size (also a repair's search). 64, not the
   // build's L (125): on synth1m 500k it keeps recall after inserts equal to a
   // fresh build's at half the seek (bench/results/collection_update_*).

@@ -3,7 +3,8 @@
 // probing clusters for them wastes the scan on rows that fail and misses
 // passing rows outside the probed clusters. Instead each listed row's RAM code
 // is estimated alone (its cluster's factors from the query-centroid
-// distance, its FastScan block), survivors are grouped by page, and the pages
+// distance, its FastScan block, and its 2-bit filter code when the index
+// keeps them), survivors are grouped by page, and the pages
 // go through the scheduled pipeline: read in ascending lower bound while the
 // bound is below dist_k, so a row is skipped only when its bound proves it
 // cannot enter the top k (up to the bound's failure rate; Gao and Long,
@@ -23,7 +24,9 @@ namespace {
 // specificity (954 listed rows), recall@10 against exact filtered truth:
 // x1.2 0.9986 at 44.2 pages, x1.5 0.9998 at 59.2, x2.0 (eps0 3.8) 1.0000 at
 // 92.6 and 875-938 QPS on 2 threads, against 1,266-1,402 at x1.2
-// (bench/results/filter_ivf_exactness_synth1m_2026-12-06.md).
+// (bench/results/filter_ivf_exactness_synth1m_2026-12-06.md). With the 2-bit
+// filter codes the same x2.0 is exact at 38.9 pages and 1,415-1,573 QPS
+// (bench/results/filter_ivf_codes_synth1m_2026-12-07.md).
 constexpr float kRestrictedBoundScale = 2.0f;
 
 }  // namespace

@@ -485,7 +485,8 @@ ValueError). Options, under the C++ CollectionOptions field names:
   stored), open (dict of strata.Index.open's options), durability ("async":
   survives kill -9, default; "sync": survives power loss), sync_interval_ms,
   create_if_missing, error_if_exists, update_mode ("buffered" or "in_place":
-  writes applied to the SSD graph itself; stored), in_place_threads,
+  writes applied to the SSD graph itself; stored), in_place_threads
+  (applier threads; default 4),
   in_place_L (position seeking's list size), in_place_compaction (keep
   edge pages full; default True), in_place_compaction_pause_ms (how long
   writes must pause before compaction packs the pages fully; default 1000),
