@@ -113,6 +113,31 @@ double RecallAt10(const std::string& dir, const std::vector<float>& live,
   return hits / (10.0 * nq);
 }
 
+// `count` new rows, row i drawn around old row near(i) with unit Gaussian
+// noise.
+template <typename Near>
+std::vector<float> RowsNear(const std::vector<float>& old_rows, std::size_t count, Near near,
+                            std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<float> rows(count * kDim);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t from = near(i);
+    for (std::size_t j = 0; j < kDim; ++j) rows[i * kDim + j] = old_rows[from * kDim + j] + g(rng);
+  }
+  return rows;
+}
+
+// The old rows' vectors, as a merge reads them back from the collection.
+IvfRowReader ReaderOf(const std::vector<float>& old_rows) {
+  return [&old_rows](std::span<const std::uint64_t> rows, float* out) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::copy_n(old_rows.data() + rows[i] * kDim, kDim, out + i * kDim);
+    }
+    return Status::OK();
+  };
+}
+
 std::vector<std::uint8_t> RandomDeletes(std::uint64_t n, double fraction, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::bernoulli_distribution b(fraction);
@@ -130,12 +155,7 @@ TEST(IvfIndexMerge, RenumbersFindsEveryLiveRowAndKeepsRecall) {
   Build(dir, old_rows, "old", Options());
   const std::vector<std::uint8_t> deleted = RandomDeletes(kBase, 0.05, 3);
   IvfMergeReport mr;
-  auto reader = [&](std::span<const std::uint64_t> rows, float* out) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::copy_n(old_rows.data() + rows[i] * kDim, kDim, out + i * kDim);
-    }
-    return Status::OK();
-  };
+  const IvfRowReader reader = ReaderOf(old_rows);
   auto r =
       MergeIvfIndex(dir.File("old"), deleted, new_rows, dir.File("merged"), Options(), &mr, reader);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -220,20 +240,11 @@ TEST(IvfIndexMerge, OversizeClusterSplits) {
   for (const char* rerank : {"raw", "excode"}) {
     testutil::ScratchDir dir;
     const std::vector<float> old_rows = ClusteredRows(kBase, kDim, 30, 13);
-    std::mt19937_64 rng(17);
-    std::normal_distribution<float> g(0.0f, 1.0f);
-    std::vector<float> new_rows(2000 * kDim);
-    for (std::size_t i = 0; i < 2000; ++i) {
-      for (std::size_t j = 0; j < kDim; ++j) new_rows[i * kDim + j] = old_rows[j] + g(rng);
-    }
+    const std::vector<float> new_rows =
+        RowsNear(old_rows, 2000, [](std::size_t) { return std::size_t{0}; }, 17);
     Build(dir, old_rows, "old", Options(Metric::kL2, rerank));
     const std::vector<std::uint8_t> none(kBase, 0);
-    auto reader = [&](std::span<const std::uint64_t> rows, float* out) {
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        std::copy_n(old_rows.data() + rows[i] * kDim, kDim, out + i * kDim);
-      }
-      return Status::OK();
-    };
+    const IvfRowReader reader = ReaderOf(old_rows);
     IvfMergeReport mr;
     auto r = MergeIvfIndex(dir.File("old"), none, new_rows, dir.File("merged"),
                            Options(Metric::kL2, rerank), &mr, reader);
@@ -344,25 +355,15 @@ TEST(IvfIndexMerge, UntouchedClustersAreCopiedByteForByte) {
 TEST(IvfIndexMerge, FilterCodesFollowTheirRows) {
   testutil::ScratchDir dir;
   const std::vector<float> old_rows = ClusteredRows(kBase, kDim, 30, 23);
-  std::mt19937_64 rng(29);
-  std::normal_distribution<float> g(0.0f, 1.0f);
-  std::vector<float> new_rows(1500 * kDim);
-  for (std::size_t i = 0; i < 1500; ++i) {
-    // Most near one old row (a cluster that splits), the rest anywhere.
-    const std::size_t from = i < 900 ? 0 : (i * 37) % kBase;
-    for (std::size_t j = 0; j < kDim; ++j) new_rows[i * kDim + j] = old_rows[from * kDim + j] + g(rng);
-  }
+  // Most near one old row (a cluster that splits), the rest anywhere.
+  const std::vector<float> new_rows = RowsNear(
+      old_rows, 1500, [](std::size_t i) { return i < 900 ? std::size_t{0} : (i * 37) % kBase; }, 29);
   IvfBuildOptions with = Options();
   with.filter_codes = true;
   Build(dir, old_rows, "old", with);
   Build(dir, old_rows, "plain", Options());
   const std::vector<std::uint8_t> deleted = RandomDeletes(kBase, 0.1, 31);
-  auto reader = [&](std::span<const std::uint64_t> rows, float* out) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::copy_n(old_rows.data() + rows[i] * kDim, kDim, out + i * kDim);
-    }
-    return Status::OK();
-  };
+  const IvfRowReader reader = ReaderOf(old_rows);
   IvfMergeReport mr;
   // The merge follows the old index, whatever the options say.
   auto r = MergeIvfIndex(dir.File("old"), deleted, new_rows, dir.File("merged"), Options(), &mr,

@@ -89,6 +89,14 @@ struct Fixture {
     data.records = std::move(*records);
   }
 
+  // A query near row `row`: its vector shifted by `shift` in every coordinate.
+  std::vector<float> QueryNear(std::size_t row, float shift) const {
+    std::vector<float> q(rows.begin() + static_cast<std::ptrdiff_t>(row * d),
+                         rows.begin() + static_cast<std::ptrdiff_t>((row + 1) * d));
+    for (float& v : q) v += shift;
+    return q;
+  }
+
   // The k nearest rows to q, among `among` when given (else all rows).
   std::vector<std::uint32_t> Exact(const float* q, std::size_t k,
                                    const std::vector<std::uint64_t>* among = nullptr) const {
@@ -273,8 +281,7 @@ TEST(IvfSearchContext, RestrictedSearchRanksTheListedRowsAgainstBruteForce) {
     std::uint64_t pages = 0, listed_units = 0;
     for (std::size_t qi = 0; qi < 30; ++qi) {
       const std::vector<std::uint64_t> rows = ListedRows(f.n, 100 + qi);
-      std::vector<float> q(f.d);
-      for (std::size_t j = 0; j < f.d; ++j) q[j] = f.rows[(qi * 211) * f.d + j] + 0.4f;
+      const std::vector<float> q = f.QueryNear(qi * 211, 0.4f);
       SearchParams params;
       params.k = k;
       params.nprobe = 1;  // ignored: no cluster is probed for a restricted search
@@ -333,8 +340,7 @@ TEST(IvfSearchContext, ListedCodesCutTheReadsOfARestrictedScan) {
     std::uint64_t pages1 = 0, pages2 = 0;
     for (std::size_t qi = 0; qi < 40; ++qi) {
       const std::vector<std::uint64_t> rows = ListedRows(one_bit.n, 300 + qi);
-      std::vector<float> q(one_bit.d);
-      for (std::size_t j = 0; j < one_bit.d; ++j) q[j] = one_bit.rows[(qi * 97) * one_bit.d + j] + 0.3f;
+      const std::vector<float> q = one_bit.QueryNear(qi * 97, 0.3f);
       SearchParams params;
       params.k = k;
       params.restrict_to = &rows;

@@ -28,16 +28,13 @@ namespace {
 using testing::EncodeOne;
 using testing::GaussianVector;
 using testing::MakePair;
+using testing::MakeQuantizer;
 using testing::MeanSe;
 using testing::NormalUpperTail;
 using testing::Pair;
+using testing::PairSource;
+using testing::RateTolerance;
 using testing::Summarise;
-
-RabitqQuantizer MakeQuantizer(RabitqOptions options) {
-  auto q = RabitqQuantizer::Create(options);
-  EXPECT_TRUE(q.ok()) << q.status().ToString();
-  return std::move(q).value();
-}
 
 // What one encoded pair gives: the in-RAM prefix estimate and its lower
 // bound (FastScan path) and the refined B-bit estimate, all as beta errors,
@@ -51,15 +48,11 @@ struct PairErrors {
 PairErrors Evaluate(const RabitqQuantizer& qz, const Pair& pair, const std::vector<float>& c,
                     const std::vector<float>& rotated_c) {
   const std::size_t d = c.size();
-  RabitqCode code;
-  const auto enc = EncodeOne(qz, pair.o.data(), rotated_c.data(), &code);
-  RabitqQuery query;
-  EXPECT_TRUE(qz.PrepareQuery(pair.q.data(), &query).ok());
-  const ClusterQueryFactors cluster = qz.ForCluster(query, rotated_c.data());
+  const auto p = testing::EncodePair(qz, pair.o.data(), pair.q.data(), rotated_c.data());
   BatchEstimates be;
-  qz.EstimateBatch(query, cluster, enc.block.data(), &be);
-  const float refined =
-      qz.Refine(query, cluster, qz.ExactPrefixIp(query, enc.block.data(), 0), enc.record.data());
+  qz.EstimateBatch(p.query, p.cluster, p.enc.block.data(), &be);
+  const float refined = qz.Refine(p.query, p.cluster, qz.ExactPrefixIp(p.query, p.enc.block.data(), 0),
+                                  p.enc.record.data());
   const double truth = testing::SquaredL2(pair.o.data(), pair.q.data(), d);
   const double scale = 2.0 * std::sqrt(testing::SquaredL2(pair.o.data(), c.data(), d) *
                                        testing::SquaredL2(pair.q.data(), c.data(), d));
@@ -68,21 +61,6 @@ PairErrors Evaluate(const RabitqQuantizer& qz, const Pair& pair, const std::vect
   e.refined = (truth - refined) / scale;
   e.lower_violated = be.lower[0] > truth;
   return e;
-}
-
-// Isotropic random pairs at inner product beta around a fixed random centre.
-struct PairSource {
-  Xoshiro256 rng;
-  std::vector<float> c;
-  explicit PairSource(std::size_t d, std::uint64_t seed) : rng(seed) {
-    c = GaussianVector(rng, d, 0.3);
-  }
-  Pair Next(double beta) { return MakePair(rng, c, beta, 1.0, 1.5); }
-};
-
-// 4 binomial standard errors around p for n trials, plus 1/n for p ~ 0.
-double RateTolerance(double p, std::size_t n) {
-  return 4.0 * std::sqrt(p * (1.0 - p) / static_cast<double>(n)) + 1.0 / static_cast<double>(n);
 }
 
 TEST(RabitqEstimator, UnbiasedOverRandomRotations) {

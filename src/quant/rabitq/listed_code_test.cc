@@ -20,18 +20,15 @@
 namespace strata::quant::rabitq {
 namespace {
 
-using testing::EncodeOne;
+using testing::EncodePair;
 using testing::GaussianVector;
 using testing::MakePair;
+using testing::MakeQuantizer;
 using testing::NormalUpperTail;
 using testing::Pair;
+using testing::PairSource;
+using testing::RateTolerance;
 using testing::Summarise;
-
-RabitqQuantizer MakeQuantizer(RabitqOptions options) {
-  auto q = RabitqQuantizer::Create(options);
-  EXPECT_TRUE(q.ok()) << q.status().ToString();
-  return std::move(q).value();
-}
 
 double TrueDistance(Metric metric, const Pair& pair) {
   const std::size_t d = pair.o.size();
@@ -51,13 +48,10 @@ struct ListedErrors {
 ListedErrors Evaluate(const RabitqQuantizer& qz, const Pair& pair, const std::vector<float>& c,
                       const std::vector<float>& rotated_c) {
   const std::size_t d = c.size();
-  RabitqCode code;
-  const auto enc = EncodeOne(qz, pair.o.data(), rotated_c.data(), &code);
-  RabitqQuery query;
-  EXPECT_TRUE(qz.PrepareQuery(pair.q.data(), &query).ok());
-  const ClusterQueryFactors cluster = qz.ForCluster(query, rotated_c.data());
-  const SlotEstimate one = qz.EstimateSlot(query, cluster, enc.block.data(), 0);
-  const SlotEstimate two = qz.EstimateListed(query, cluster, enc.block.data(), 0, enc.listed.data());
+  const auto p = EncodePair(qz, pair.o.data(), pair.q.data(), rotated_c.data());
+  const SlotEstimate one = qz.EstimateSlot(p.query, p.cluster, p.enc.block.data(), 0);
+  const SlotEstimate two =
+      qz.EstimateListed(p.query, p.cluster, p.enc.block.data(), 0, p.enc.listed.data());
   EXPECT_EQ(two.prefix_ip, one.prefix_ip);
   const Metric metric = qz.options().metric;
   const double truth = TrueDistance(metric, pair);
@@ -70,19 +64,6 @@ ListedErrors Evaluate(const RabitqQuantizer& qz, const Pair& pair, const std::ve
   e.one_bit_violated = one.lower > truth;
   e.listed_violated = two.lower > truth;
   return e;
-}
-
-struct PairSource {
-  Xoshiro256 rng;
-  std::vector<float> c;
-  explicit PairSource(std::size_t d, std::uint64_t seed) : rng(seed) {
-    c = GaussianVector(rng, d, 0.3);
-  }
-  Pair Next(double beta) { return MakePair(rng, c, beta, 1.0, 1.5); }
-};
-
-double RateTolerance(double p, std::size_t n) {
-  return 4.0 * std::sqrt(p * (1.0 - p) / static_cast<double>(n)) + 1.0 / static_cast<double>(n);
 }
 
 TEST(RabitqListedCode, BoundViolationRateMatchesPromise) {
@@ -150,12 +131,9 @@ TEST(RabitqListedCode, VectorAtItsCentreIsExact) {
   const std::vector<float> q = GaussianVector(rng, d);
   std::vector<float> rc(d);
   qz.RotateCentroid(c.data(), rc.data());
-  RabitqCode code;
-  const auto enc = EncodeOne(qz, c.data(), rc.data(), &code);
-  RabitqQuery query;
-  ASSERT_TRUE(qz.PrepareQuery(q.data(), &query).ok());
-  const auto cluster = qz.ForCluster(query, rc.data());
-  const SlotEstimate e = qz.EstimateListed(query, cluster, enc.block.data(), 0, enc.listed.data());
+  const auto p = EncodePair(qz, c.data(), q.data(), rc.data());
+  const SlotEstimate e =
+      qz.EstimateListed(p.query, p.cluster, p.enc.block.data(), 0, p.enc.listed.data());
   EXPECT_NEAR(e.est, testing::SquaredL2(c.data(), q.data(), d), 1e-3);
   EXPECT_EQ(e.est, e.lower);
 }

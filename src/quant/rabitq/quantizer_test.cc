@@ -18,13 +18,8 @@ namespace {
 using testing::Dot;
 using testing::EncodeOne;
 using testing::GaussianVector;
+using testing::MakeQuantizer;
 using testing::SquaredL2;
-
-RabitqQuantizer MakeQuantizer(RabitqOptions options) {
-  auto q = RabitqQuantizer::Create(options);
-  EXPECT_TRUE(q.ok()) << q.status().ToString();
-  return std::move(q).value();
-}
 
 // The B-bit grid vector w of an encoded vector (quantizer.h), from its
 // canonical bits and packed ex-code.

@@ -2,6 +2,8 @@
 #ifndef STRATA_QUANT_RABITQ_TEST_UTIL_H_
 #define STRATA_QUANT_RABITQ_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -83,6 +85,13 @@ inline Pair MakePair(Xoshiro256& rng, const std::vector<float>& c, double beta, 
   return p;
 }
 
+// A quantizer for `options`; a test failure if they are refused.
+inline RabitqQuantizer MakeQuantizer(RabitqOptions options) {
+  auto q = RabitqQuantizer::Create(options);
+  EXPECT_TRUE(q.ok()) << q.status().ToString();
+  return std::move(q).value();
+}
+
 // One vector encoded into a RAM batch block (slot 0), an SSD record and a
 // listed code.
 struct EncodedOne {
@@ -102,6 +111,23 @@ inline EncodedOne EncodeOne(const RabitqQuantizer& quantizer, const float* vecto
   PackRamBatch(layout, codes, out.block.data());
   WriteSsdRecord(layout, *scratch, out.record.data());
   return out;
+}
+
+// A data vector encoded against rotated centre `rotated_centroid` and a
+// query prepared with its factors for that cluster.
+struct EncodedPair {
+  EncodedOne enc;
+  RabitqQuery query;
+  ClusterQueryFactors cluster;
+};
+inline EncodedPair EncodePair(const RabitqQuantizer& quantizer, const float* vector,
+                              const float* query, const float* rotated_centroid) {
+  EncodedPair p;
+  RabitqCode code;
+  p.enc = EncodeOne(quantizer, vector, rotated_centroid, &code);
+  EXPECT_TRUE(quantizer.PrepareQuery(query, &p.query).ok());
+  p.cluster = quantizer.ForCluster(p.query, rotated_centroid);
+  return p;
 }
 
 // Mean and standard error of the mean.
@@ -124,6 +150,21 @@ inline MeanSe Summarise(const std::vector<double>& x) {
 
 // Upper tail of the standard normal, P(Z > z).
 inline double NormalUpperTail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+// 4 binomial standard errors around p for n trials, plus 1/n for p ~ 0.
+inline double RateTolerance(double p, std::size_t n) {
+  return 4.0 * std::sqrt(p * (1.0 - p) / static_cast<double>(n)) + 1.0 / static_cast<double>(n);
+}
+
+// Isotropic random pairs at inner product beta around a fixed random centre.
+struct PairSource {
+  Xoshiro256 rng;
+  std::vector<float> c;
+  explicit PairSource(std::size_t d, std::uint64_t seed) : rng(seed) {
+    c = GaussianVector(rng, d, 0.3);
+  }
+  Pair Next(double beta) { return MakePair(rng, c, beta, 1.0, 1.5); }
+};
 
 }  // namespace strata::quant::rabitq::testing
 
