@@ -107,8 +107,8 @@ struct CollectionOptions {
   // the "default" profile (OPQ codes, page shuffle, MemGraph).
   GraphBuildOptions graph = DefaultGraphBuildOptions();
   // IVF collections keep the 2-bit filter codes by default: filtered
-  // searches that list their rows are exact at a third of the reads.
-  IvfBuildOptions ivf{.filter_codes = true};
+  // searches that list their rows are exact at 0.42x the pages (synth1m).
+  IvfBuildOptions ivf = DefaultIvfBuildOptions();
 
   bool create_if_missing = true;
   bool error_if_exists = false;
@@ -226,8 +226,9 @@ struct CollectionOptions {
   // Largest batch one Upsert or Delete takes.
   std::uint64_t max_batch = 1u << 20;
 
-  // The graph build options the collection uses by default.
+  // The graph and IVF build options the collection uses by default.
   static GraphBuildOptions DefaultGraphBuildOptions();
+  static IvfBuildOptions DefaultIvfBuildOptions();
   // InvalidArgument naming the bad field.
   Status Validate() const;
 };

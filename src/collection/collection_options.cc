@@ -31,6 +31,12 @@ GraphBuildOptions CollectionOptions::DefaultGraphBuildOptions() {
   return o;
 }
 
+IvfBuildOptions CollectionOptions::DefaultIvfBuildOptions() {
+  IvfBuildOptions o;
+  o.filter_codes = true;
+  return o;
+}
+
 Status CollectionOptions::Validate() const {
   if (dim > kMaxDatasetDimension) {
     return Status::InvalidArgument("dim " + std::to_string(dim) + " exceeds the maximum " +
