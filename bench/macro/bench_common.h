@@ -52,6 +52,19 @@ inline double PeakRssMiB() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
 }
 
+// Bytes this process has caused to be sent to storage (/proc/self/io
+// write_bytes: O_DIRECT writes, and page-cache writes as they are flushed;
+// 0 where the kernel does not account I/O).
+inline std::uint64_t ProcessWriteBytes() {
+  std::ifstream f("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (f >> key >> value) {
+    if (key == "write_bytes:") return value;
+  }
+  return 0;
+}
+
 // A "Name:   123 kB" line of /proc/self/status, in bytes (0 if absent).
 inline std::uint64_t ProcStatusBytes(const std::string& name) {
   std::ifstream f("/proc/self/status");

@@ -209,7 +209,11 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   o.dim = base.dim();
   o.metric = Metric::kL2;
   o.flat_threshold = cfg.start;
-  o.update_mode = *ParseUpdateMode(mode);
+  // "in_place_packed": the in-place mode on the packed baseline layout
+  // (edge slots that carry their vectors; OdinANN-like).
+  o.in_place_packed_baseline = mode == "in_place_packed";
+  o.update_mode = o.in_place_packed_baseline ? UpdateMode::kInPlace : *ParseUpdateMode(mode);
+  const bool in_place = o.update_mode == UpdateMode::kInPlace;
   o.in_place_threads = cfg.in_place_threads;
   o.in_place_L = cfg.in_place_L;
   o.in_place_compaction = cfg.compaction;
@@ -257,7 +261,8 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   std::atomic<std::uint64_t> next{cfg.start}, batches_done{0};
   t0 = Clock::now();
   load.Start(t0);
-  const bool throttle = cfg.max_pending > 0 && mode == "in_place";
+  const bool throttle = cfg.max_pending > 0 && in_place;
+  const std::uint64_t written_before = ProcessWriteBytes();
   auto writer = [&] {
     std::vector<VectorId> ids;
     for (std::uint64_t s = next.fetch_add(cfg.batch); s < cfg.end; s = next.fetch_add(cfg.batch)) {
@@ -300,7 +305,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   // Drained: everything in the index. The buffered mode merges what is left
   // below its merge threshold now (a merge is what puts it in the index);
   // in place, the applier empties the pending list by itself.
-  if (mode != "in_place") Check(c.Merge(), "merge");
+  if (!in_place) Check(c.Merge(), "merge");
   while (true) {
     const CollectionStats s = c.Stats();
     if (s.pending == 0 && !s.merging) break;
@@ -320,7 +325,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   // paused for a second: the searches-only phase waits until it has settled
   // (no compaction for three seconds; at most 10 minutes), its time
   // reported apart.
-  if (mode == "in_place") {
+  if (in_place) {
     std::uint64_t last = c.Stats().in_place_compactions;
     for (int quiet = 0; quiet < 6 && Seconds(t0, Clock::now()) < repaired_s + 600;) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -331,6 +336,7 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   }
   const double compacted_s = Seconds(t0, Clock::now());
   auto during = load.Stop();
+  const std::uint64_t written_after = ProcessWriteBytes();
   const CollectionStats repaired = c.Stats();
   const double n = static_cast<double>(cfg.end - cfg.start);
   out["writes"] = {{"inserted", cfg.end - cfg.start},
@@ -346,6 +352,13 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
                    {"in_place_compactions", repaired.in_place_compactions},
                    {"in_place_edge_pages", repaired.in_place_edge_pages},
                    {"in_place_live_edge_pages", repaired.in_place_live_edge_pages},
+                   {"in_place_insert_bytes_per_insert",
+                    static_cast<double>(st.in_place_insert_bytes_written) / n},
+                   {"in_place_upkeep_bytes_written", repaired.in_place_upkeep_bytes_written},
+                   // Everything the process wrote to storage from the first
+                   // write to the settled index (merges, RocksDB, graph).
+                   {"process_bytes_written_per_insert",
+                    static_cast<double>(written_after - written_before) / n},
                    {"repaired_seconds", repaired_s},
                    {"sustained_with_repairs_per_second", n / repaired_s},
                    {"compacted_seconds", compacted_s},
@@ -458,7 +471,9 @@ int main(int argc, char** argv) {
   app.add_option("--queries", cfg.queries, "Queries")->required();
   app.add_option("--dir", cfg.dir, "Scratch directory")->required();
   app.add_option("--json", cfg.json_out, "Output")->required();
-  app.add_option("--modes", cfg.modes, "buffered,in_place")->delimiter(',');
+  app.add_option("--modes", cfg.modes,
+                 "buffered, in_place, in_place_packed (the packed in-place baseline)")
+      ->delimiter(',');
   app.add_option("--start", cfg.start, "Rows of the first build")->required();
   app.add_option("--end", cfg.end, "Upsert rows up to here")->required();
   app.add_option("--deletes", cfg.deletes, "Rows of the first build deleted during the writes");

@@ -163,6 +163,12 @@ struct CollectionOptions {
   // at 8, 38.1 pages but 18 % fewer inserts a second
   // (bench/results/in_place_hot_pages_synth500k.md).
   std::uint32_t in_place_hot_page_heat = 32;
+  // A baseline for benches, not a choice to serve with: the in-place
+  // layout's edge slots carry their vectors (OdinANN-like packed records,
+  // DecoupledLayoutOptions::vectors_in_edge_pages), so every list an insert
+  // changes rewrites its vector too. Applies where a layout is written (the
+  // first build and each rebuild); a layout keeps what it was written with.
+  bool in_place_packed_baseline = false;
 
   // Below this many live vectors no SSD index exists and a search is an exact
   // scan; the write that reaches it builds the first index (DefraDB's DISKANN: 1,024).
@@ -307,6 +313,10 @@ struct CollectionStats {
   std::uint64_t in_place_repairs_queued = 0;  // ... and those still to be (the applier's backlog)
   // Cached edge pages inserts rewrote whole (in_place_hot_page_heat).
   std::uint64_t in_place_hot_pages_rewritten = 0;
+  // Bytes the graph's writes wrote (edge pages and vector sectors) for
+  // inserts, and for repairs and compactions, since open.
+  std::uint64_t in_place_insert_bytes_written = 0;
+  std::uint64_t in_place_upkeep_bytes_written = 0;
   std::uint64_t in_place_compactions = 0;  // sparse edge pages repacked (InPlaceGraph::PrepareCompaction)
   std::uint64_t in_place_edge_pages = 0;   // pages of the edge file, and those a list is on
   std::uint64_t in_place_live_edge_pages = 0;

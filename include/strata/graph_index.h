@@ -133,6 +133,14 @@ struct DecoupledLayoutOptions {
   int refine_rounds = 4;
   int swap_passes = 3;
   unsigned threads = 0;  // 0 = all cores
+  // Each edge slot carries its vertex's vector too: not decoupled but the
+  // packed in-place baseline (OdinANN-like: a record holds its vector and
+  // its list, so an insert rewrites the vectors beside every list it
+  // changes, and fewer lists share a page). Searches take exact distances
+  // from the pages they walk and read no vectors to re-rank. The vector
+  // file is written all the same (inserts append there, recovery reads it).
+  // RAM while writing: the vectors, num_slots * vector bytes.
+  bool vectors_in_edge_pages = false;
 };
 
 struct DecoupledLayoutReport {

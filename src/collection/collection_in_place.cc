@@ -77,6 +77,7 @@ Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
   setup.graph.hot_page_heat = options.in_place_hot_page_heat;
   setup.graph.alpha = stored.graph.alpha;
   setup.threads = options.merge_threads;
+  setup.vectors_in_edge_pages = options.in_place_packed_baseline;
   if (journal != nullptr) {
     setup.recovery = journal->recovery;
     setup.appended = journal->appended;
@@ -245,6 +246,7 @@ Status Collection::Impl::ApplyOne(bool* applied, bool* held_back) {
   claim.End();
   in_place_inserts++;
   in_place_hot_pages_rewritten += prepared.report.hot_pages_rewritten;
+  in_place_insert_bytes_written += prepared.report.bytes_written;
   *applied = true;
   if (st->version->full() && MergeDue()) RequestMerge();
   return RotatePending();
@@ -271,8 +273,10 @@ Status Collection::Impl::RepairOne(bool* repaired) {
     graph.Commit(&prepared);
     return Status::OK();
   }
+  const std::uint64_t bytes = prepared.report.bytes_written;
   STRATA_RETURN_IF_ERROR(JournalAndCommitMoves(*st, &prepared, "in-place repair: journal"));
   in_place_repairs++;
+  in_place_upkeep_bytes_written += bytes;
   return Status::OK();
 }
 
@@ -292,8 +296,10 @@ Status Collection::Impl::CompactOne(double slack, double sparse_fill, bool* comp
     return Status::OK();
   }
   *compacted = true;
+  const std::uint64_t bytes = prepared.report.bytes_written;
   STRATA_RETURN_IF_ERROR(JournalAndCommitMoves(*st, &prepared, "in-place compaction: journal"));
   in_place_compactions++;
+  in_place_upkeep_bytes_written += bytes;
   return Status::OK();
 }
 

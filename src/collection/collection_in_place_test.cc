@@ -130,14 +130,21 @@ double Recall(const Collection& c, const Model& m, std::mt19937_64& rng, int que
   return total == 0 ? 1.0 : hit / total;
 }
 
-TEST(CollectionInPlace, WritesAreAppliedToTheGraphAndSurviveReopen) {
+// Both in-place layouts: decoupled, and the packed baseline (edge slots
+// that carry their vectors; in_place_packed_baseline), whose searches take
+// their distances from the pages, so a vector lost in a move shows.
+class CollectionInPlaceLayouts : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CollectionInPlaceLayouts, WritesAreAppliedToTheGraphAndSurviveReopen) {
   testutil::ScratchDir dir;
   const std::string path = dir.File("c");
   std::mt19937_64 rng(11);
   Model model;
   VectorId next = 1000;
   {
-    auto c = Collection::Open(path, InPlaceOptions());
+    CollectionOptions o = InPlaceOptions();
+    o.in_place_packed_baseline = GetParam();
+    auto c = Collection::Open(path, o);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     for (int b = 0; b < 20; ++b) {  // 2,000: the first 300 build, the rest go in place
       std::vector<VectorId> ids;
@@ -172,6 +179,9 @@ TEST(CollectionInPlace, WritesAreAppliedToTheGraphAndSurviveReopen) {
     }
     EXPECT_GT((*c)->Stats().in_place_repairs, 0u);  // deleted and replaced rows re-linked
     EXPECT_EQ((*c)->Stats().in_place_repairs_queued, 0u);
+    // At least a vector sector and an edge page an insert; repairs write too.
+    EXPECT_GE((*c)->Stats().in_place_insert_bytes_written, 2 * 4096 * s.in_place_inserts);
+    EXPECT_GT((*c)->Stats().in_place_upkeep_bytes_written, 0u);
     EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
     ASSERT_TRUE((*c)->Close().ok());
   }
@@ -196,6 +206,11 @@ TEST(CollectionInPlace, WritesAreAppliedToTheGraphAndSurviveReopen) {
   WaitApplied(**c);
   EXPECT_GE(Recall(**c, model, rng, 60), 0.9);
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, CollectionInPlaceLayouts, ::testing::Bool(),
+                         [](const auto& info) {
+                           return info.param ? "packed_baseline" : "decoupled";
+                         });
 
 TEST(CollectionInPlace, CosineRowsAreFoundAtTheirDistance) {
   testutil::ScratchDir dir;

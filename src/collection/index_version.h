@@ -68,6 +68,7 @@ class IndexVersion {
     std::vector<std::pair<VectorId, std::uint64_t>> appended;
     std::uint32_t first_appended = 0;  // the journal's first appended vertex
     unsigned threads = 0;  // for writing the layout
+    bool vectors_in_edge_pages = false;  // CollectionOptions::in_place_packed_baseline
   };
   static Result<std::shared_ptr<IndexVersion>> LoadInPlace(std::uint64_t number,
                                                            const std::string& dir,

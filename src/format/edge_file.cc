@@ -15,8 +15,12 @@ constexpr std::size_t kFieldsSize = 24;
 Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capacity,
                                     std::uint64_t num_vertices,
                                     std::span<const std::uint32_t> placement,
-                                    const EdgeListSource& source) {
-  STRATA_ASSIGN_OR_RETURN(EdgePageGeometry g, EdgePageGeometry::ForCapacity(capacity));
+                                    const EdgeListSource& source, std::uint32_t vector_bytes,
+                                    const EdgeVectorSource& vectors) {
+  STRATA_ASSIGN_OR_RETURN(EdgePageGeometry g, EdgePageGeometry::ForCapacity(capacity, vector_bytes));
+  if (vector_bytes > 0 && !vectors) {
+    return Status::InvalidArgument("edge file: slots carry vectors but none are given");
+  }
   if (num_vertices >= kNoVertex) {
     return Status::InvalidArgument("edge file: " + std::to_string(num_vertices) +
                                    " vertices exceed 32-bit ids");
@@ -45,10 +49,12 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
   header.num_sectors = 1 + num_pages;
   std::byte fields[kFieldsSize] = {};
   PutU32(fields, g.capacity);
+  PutU32(fields + 4, g.vector_bytes);
   PutU64(fields + 8, num_vertices);
   PutU64(fields + 16, num_pages);
   STRATA_ASSIGN_OR_RETURN(SectorFileWriter writer, SectorFileWriter::Create(path, header, fields));
   std::vector<std::uint32_t> ids;
+  std::vector<std::byte> vector(vector_bytes);
   EdgePageWriter page(g, writer.sector().first<kSectorPayload>());
   for (std::uint64_t p = 0; p < num_pages; ++p) {
     page.Clear(0);
@@ -57,7 +63,8 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
       if (at >= placement.size() || placement[at] == kNoVertex) continue;
       ids.clear();
       STRATA_RETURN_IF_ERROR(source(placement[at], &ids));
-      STRATA_RETURN_IF_ERROR(page.Put(s, placement[at], ids));
+      if (vector_bytes > 0) STRATA_RETURN_IF_ERROR(vectors(placement[at], vector));
+      STRATA_RETURN_IF_ERROR(page.Put(s, placement[at], ids, vector));
     }
     STRATA_RETURN_IF_ERROR(writer.AppendSector());
   }
@@ -75,7 +82,7 @@ Result<EdgeFile> EdgeFile::Open(const std::string& path, bool grown) {
   f.growable_ = grown;
   f.file_pages_ = size / kSector - 1;
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
-  auto geometry = EdgePageGeometry::ForCapacity(GetU32(p));
+  auto geometry = EdgePageGeometry::ForCapacity(GetU32(p), GetU32(p + 4));
   if (!geometry.ok()) return Status::Corruption(path + ": " + geometry.status().message());
   f.geometry_ = *geometry;
   f.num_vertices_ = GetU64(p + 8);

@@ -5,7 +5,8 @@
 // vertex's list is.
 //
 // Header fields (little-endian, after the sector file's fixed header):
-//   capacity u32 | reserved u32 | num_vertices u64 | num_pages u64
+//   capacity u32 | vector bytes per slot u32 (0: decoupled; else the packed
+//   baseline, edge_page.h) | num_vertices u64 | num_pages u64
 // Pages are sectors 1..num_pages. The indirection table is not stored: every
 // slot names its vertex, so ScanLocations rebuilds it from the pages
 // (sequential reads; a version whose lists have moved since is described by
@@ -37,16 +38,21 @@ struct alignas(8) EdgeLocation {
 
 // Fills `ids` (cleared by the caller) with `vertex`'s out-neighbours.
 using EdgeListSource = std::function<Status(std::uint32_t vertex, std::vector<std::uint32_t>* ids)>;
+// Fills `out` (vector_bytes) with `vertex`'s vector, for slots that carry it.
+using EdgeVectorSource = std::function<Status(std::uint32_t vertex, std::span<std::byte> out)>;
 
 // Writes the edge file atomically (temporary file, fsync, rename).
 // `placement` holds the vertex of every slot, page by page
 // (geometry.slots_per_page slots a page, kNoVertex for an empty slot; a
 // partial last page is padded): every vertex below `num_vertices` exactly
-// once, else InvalidArgument. Returns the file's size in bytes.
+// once, else InvalidArgument. With `vector_bytes` > 0 every slot carries
+// its vertex's vector from `vectors` (the packed baseline). Returns the
+// file's size in bytes.
 Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capacity,
                                     std::uint64_t num_vertices,
                                     std::span<const std::uint32_t> placement,
-                                    const EdgeListSource& source);
+                                    const EdgeListSource& source, std::uint32_t vector_bytes = 0,
+                                    const EdgeVectorSource& vectors = nullptr);
 
 class EdgeFile {
  public:

@@ -79,6 +79,38 @@ TEST(EdgeFile, WritesReadsAndRebuildsTheIndirection) {
   EXPECT_TRUE(f->ReadPage(f->num_pages() + 1, sector).status().IsInvalidArgument());
 }
 
+TEST(EdgeFile, PackedBaselineFilesCarryEveryVertexsVector) {
+  testutil::ScratchDir dir;
+  const std::string path = dir.File("graph.edges");
+  const std::uint32_t n = 300, capacity = EdgePageGeometry::CapacityForDegree(16), bytes = 96;
+  SmallGraph g(n, capacity);
+  const std::vector<std::uint32_t> order = Placement(n);
+  auto vector_of = [](std::uint32_t v, std::size_t i) { return std::byte((v * 31 + i) % 256); };
+  EdgeVectorSource vectors = [&](std::uint32_t v, std::span<std::byte> out) {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = vector_of(v, i);
+    return Status::OK();
+  };
+  EXPECT_TRUE(WriteEdgeFile(path, capacity, n, order, g.Source(), bytes).status().IsInvalidArgument());
+  ASSERT_TRUE(WriteEdgeFile(path, capacity, n, order, g.Source(), bytes, vectors).ok());
+  auto f = EdgeFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->geometry().vector_bytes, bytes);
+  auto where = f->ScanLocations();
+  ASSERT_TRUE(where.ok()) << where.status().ToString();
+  AlignedBuffer buffer(kSector);
+  auto sector = std::span<std::byte, kSector>(buffer.data(), kSector);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    auto page = f->ReadPage((*where)[v].page, sector);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    std::uint16_t degree = 0;
+    ASSERT_TRUE(page->Edges((*where)[v].slot, v, &degree).ok());
+    ASSERT_EQ(degree, g.lists[v].size());
+    const std::span<const std::byte> x = page->Vector((*where)[v].slot);
+    ASSERT_EQ(x.size(), bytes);
+    for (std::size_t i = 0; i < bytes; ++i) ASSERT_EQ(x[i], vector_of(v, i)) << v;
+  }
+}
+
 TEST(EdgeFile, BadPlacementsAreRefused) {
   testutil::ScratchDir dir;
   SmallGraph g(10, 4);

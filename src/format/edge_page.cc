@@ -21,18 +21,24 @@ std::size_t SlotOffset(const EdgePageGeometry& g, std::uint32_t slot) {
 
 }  // namespace
 
-Result<EdgePageGeometry> EdgePageGeometry::ForCapacity(std::uint32_t capacity) {
+Result<EdgePageGeometry> EdgePageGeometry::ForCapacity(std::uint32_t capacity,
+                                                       std::uint32_t vector_bytes) {
   if (capacity == 0 || capacity > 0xFFFF) {
     return Status::InvalidArgument("edge page: capacity must be in 1..65535 ids, got " +
                                    std::to_string(capacity));
   }
   EdgePageGeometry g;
   g.capacity = static_cast<std::uint16_t>(capacity);
-  g.slot_bytes = static_cast<std::uint32_t>(kEdgeSlotHeader + 4ull * capacity);
-  if (kEdgePageHeader + g.slot_bytes > kSectorPayload) {
+  g.slot_bytes = static_cast<std::uint32_t>(kEdgeSlotHeader + 4ull * capacity + vector_bytes);
+  if (vector_bytes > kSectorPayload || kEdgePageHeader + g.slot_bytes > kSectorPayload) {
     return Status::InvalidArgument("edge page: a list of " + std::to_string(capacity) +
-                                   " ids does not fit a page");
+                                   " ids" +
+                                   (vector_bytes ? " and a vector of " +
+                                                       std::to_string(vector_bytes) + " bytes"
+                                                 : std::string()) +
+                                   " does not fit a page");
   }
+  g.vector_bytes = static_cast<std::uint16_t>(vector_bytes);
   g.slots_per_page = static_cast<std::uint32_t>((kSectorPayload - kEdgePageHeader) / g.slot_bytes);
   return g;
 }
@@ -43,6 +49,7 @@ void EdgePageWriter::Clear(std::uint32_t epoch) {
   PutU16(page_.data() + 4, kEdgePageVersion);
   PutU16(page_.data() + 6, g_.capacity);
   PutU16(page_.data() + 8, 0);
+  PutU16(page_.data() + 10, g_.vector_bytes);
   PutU32(page_.data() + 12, epoch);
   for (std::uint32_t s = 0; s < g_.slots_per_page; ++s) {
     PutU32(page_.data() + SlotOffset(g_, s), kNoVertex);
@@ -50,7 +57,7 @@ void EdgePageWriter::Clear(std::uint32_t epoch) {
 }
 
 Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
-                           std::span<const std::uint32_t> ids) {
+                           std::span<const std::uint32_t> ids, std::span<const std::byte> vector) {
   if (slot >= g_.slots_per_page) {
     return Status::InvalidArgument("edge page: slot " + std::to_string(slot) + " of " +
                                    std::to_string(g_.slots_per_page));
@@ -60,6 +67,10 @@ Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
     return Status::InvalidArgument("edge page: " + std::to_string(ids.size()) +
                                    " edges exceed the capacity " + std::to_string(g_.capacity));
   }
+  if (vector.size() != g_.vector_bytes) {
+    return Status::InvalidArgument("edge page: a vector of " + std::to_string(vector.size()) +
+                                   " bytes in a slot for " + std::to_string(g_.vector_bytes));
+  }
   std::byte* p = page_.data() + SlotOffset(g_, slot);
   if (GetU32(p) == kNoVertex) PutU16(page_.data() + 8, GetU16(page_.data() + 8) + 1);
   PutU32(p, vertex);
@@ -67,6 +78,7 @@ Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
   PutU16(p + 6, 0);
   if (!ids.empty()) std::memcpy(p + kEdgeSlotHeader, ids.data(), ids.size() * 4);  // data() may be null
   std::memset(p + kEdgeSlotHeader + ids.size() * 4, 0, (g_.capacity - ids.size()) * 4);
+  if (!vector.empty()) std::memcpy(p + kEdgeSlotHeader + 4 * g_.capacity, vector.data(), vector.size());
   return Status::OK();
 }
 
@@ -80,6 +92,11 @@ Result<EdgePageReader> EdgePageReader::Open(const EdgePageGeometry& g,
   if (GetU16(p + 6) != g.capacity) {
     return Status::Corruption("edge page: capacity " + std::to_string(GetU16(p + 6)) +
                               ", the file's is " + std::to_string(g.capacity));
+  }
+  if (GetU16(p + 10) != g.vector_bytes) {
+    return Status::Corruption("edge page: " + std::to_string(GetU16(p + 10)) +
+                              " vector bytes a slot, the file's are " +
+                              std::to_string(g.vector_bytes));
   }
   EdgePageReader r;
   r.g_ = g;
@@ -115,6 +132,11 @@ Result<std::span<const std::byte>> EdgePageReader::Edges(std::uint32_t slot, std
   }
   *degree = d;
   return std::span<const std::byte>(p + kEdgeSlotHeader, std::size_t{d} * 4);
+}
+
+std::span<const std::byte> EdgePageReader::Vector(std::uint32_t slot) const {
+  return {page_ + SlotOffset(g_, slot) + kEdgeSlotHeader + 4 * std::size_t{g_.capacity},
+          g_.vector_bytes};
 }
 
 std::uint32_t EdgePageReader::Id(std::span<const std::byte> edges, std::size_t i) {

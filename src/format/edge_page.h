@@ -12,11 +12,19 @@
 //
 //   page header (16 B)   magic u32 'EDGP', layout version u16, slot capacity
 //                        (ids per slot) u16, used slots u16 (slots with an
-//                        owner), reserved u16, write epoch u32 (the update
+//                        owner), vector bytes per slot u16 (0 in the
+//                        decoupled layout), write epoch u32 (the update
 //                        that wrote the page; 0 for a build)
 //   slot i               vertex u32 (the owner; kNoVertex when unused),
 //                        degree u16, reserved u16, `capacity` ids u32
-//                        (the first `degree` valid, the rest zero)
+//                        (the first `degree` valid, the rest zero), then
+//                        the vertex's vector when the slot carries one
+//
+// Slots that carry their vertex's vector make a packed layout, as DiskANN's
+// and OdinANN's node records are (Guo et al., "OdinANN: Direct Insert for
+// Consistently Stable Performance in Billion-Scale Graph-Based Vector
+// Search"): the in-place baseline that decoupling is measured against, whose
+// every changed list rewrites the vector beside it.
 //
 // A slot names its owner so that a page read through a stale indirection
 // entry (a vertex that has moved out of place) is detected rather than
@@ -41,13 +49,15 @@ inline constexpr std::size_t kEdgePageHeader = 16;
 inline constexpr std::size_t kEdgeSlotHeader = 8;
 inline constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
 
-// Slot geometry for a given capacity (ids per slot).
+// Slot geometry for a given capacity (ids per slot) and vector size.
 struct EdgePageGeometry {
   std::uint16_t capacity = 0;
+  std::uint16_t vector_bytes = 0;  // 0: the decoupled layout (vectors in a file of their own)
   std::uint32_t slot_bytes = 0;
   std::uint32_t slots_per_page = 0;
-  // InvalidArgument for capacity 0 or one whose slot does not fit a page.
-  static Result<EdgePageGeometry> ForCapacity(std::uint32_t capacity);
+  // InvalidArgument for capacity 0 or a slot that does not fit a page.
+  static Result<EdgePageGeometry> ForCapacity(std::uint32_t capacity,
+                                              std::uint32_t vector_bytes = 0);
   // The capacity NAVIS uses for out-degree R: ceil(1.3 R).
   static std::uint32_t CapacityForDegree(std::uint32_t R) { return (13 * R + 9) / 10; }
 };
@@ -59,9 +69,12 @@ class EdgePageWriter {
       : g_(g), page_(payload) {}
   // An empty page (every slot unused) written by `epoch`.
   void Clear(std::uint32_t epoch);
-  // Slot `slot` holds `vertex`'s list. InvalidArgument when the slot is out
-  // of range, the vertex is kNoVertex or the list longer than the capacity.
-  Status Put(std::uint32_t slot, std::uint32_t vertex, std::span<const std::uint32_t> ids);
+  // Slot `slot` holds `vertex`'s list (and its vector: exactly
+  // vector_bytes, empty when the slots carry none). InvalidArgument when
+  // the slot is out of range, the vertex is kNoVertex, the list longer than
+  // the capacity or the vector of another size.
+  Status Put(std::uint32_t slot, std::uint32_t vertex, std::span<const std::uint32_t> ids,
+             std::span<const std::byte> vector = {});
 
  private:
   EdgePageGeometry g_;
@@ -71,8 +84,9 @@ class EdgePageWriter {
 // Reads a page whose sector trailer has been verified.
 class EdgePageReader {
  public:
-  // Corruption for a wrong magic, an unknown version, a capacity other than
-  // `g`'s or a used count past the page; the page must outlive the reader.
+  // Corruption for a wrong magic, an unknown version, a capacity or vector
+  // size other than `g`'s or a used count past the page; the page must
+  // outlive the reader.
   static Result<EdgePageReader> Open(const EdgePageGeometry& g,
                                      std::span<const std::byte, kSectorPayload> payload);
   std::uint32_t epoch() const { return epoch_; }
@@ -84,6 +98,9 @@ class EdgePageReader {
                                            std::uint16_t* degree) const;
   // Id `i` of a list Edges returned.
   static std::uint32_t Id(std::span<const std::byte> edges, std::size_t i);
+  // The vector in slot `slot` (vector_bytes; empty when the slots carry
+  // none). Only for a slot Edges accepted.
+  std::span<const std::byte> Vector(std::uint32_t slot) const;
 
  private:
   EdgePageGeometry g_;

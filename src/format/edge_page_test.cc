@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <numeric>
 #include <vector>
@@ -117,6 +118,48 @@ TEST(EdgePage, DamageIsCorruption) {
   auto r = EdgePageReader::Open(copy.g, copy.payload());
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->Edges(2, 77, &degree).status().IsCorruption());
+}
+
+TEST(EdgePage, PackedBaselineSlotsCarryTheirVectors) {
+  // d 128 float32 beside 84 ids: 856-byte slots, 4 a page (11 without).
+  auto g = EdgePageGeometry::ForCapacity(84, 512);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->slot_bytes, 8u + 84 * 4 + 512);
+  EXPECT_EQ(g->slots_per_page, 4u);
+  EXPECT_FALSE(EdgePageGeometry::ForCapacity(84, 4000).ok());
+  EXPECT_FALSE(EdgePageGeometry::ForCapacity(84, 70000).ok());  // not truncated to 16 bits
+  std::array<std::byte, kSector> sector{};
+  auto payload = std::span<std::byte, kSectorPayload>(sector.data(), kSectorPayload);
+  EdgePageWriter w(*g, payload);
+  w.Clear(2);
+  std::vector<std::byte> a(512), b(512);
+  for (std::size_t i = 0; i < 512; ++i) {
+    a[i] = std::byte(i * 7 + 1);
+    b[i] = std::byte(255 - i % 251);
+  }
+  const std::vector<std::uint32_t> ids = {4, 8, 15};
+  ASSERT_TRUE(w.Put(3, 16, ids, a).ok());
+  ASSERT_TRUE(w.Put(0, 23, {}, b).ok());
+  EXPECT_TRUE(w.Put(1, 42, ids).IsInvalidArgument());  // no vector
+  EXPECT_TRUE(w.Put(1, 42, ids, std::span(a).first(511)).IsInvalidArgument());
+  auto r = EdgePageReader::Open(*g, payload);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::uint16_t degree = 0;
+  auto edges = r->Edges(3, 16, &degree);
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(degree, 3u);
+  EXPECT_EQ(EdgePageReader::Id(*edges, 2), 15u);
+  const auto va = r->Vector(3), vb = r->Vector(0);
+  EXPECT_TRUE(std::equal(va.begin(), va.end(), a.begin(), a.end()));
+  EXPECT_TRUE(std::equal(vb.begin(), vb.end(), b.begin(), b.end()));
+  // A decoupled reader refuses a packed page and the other way round.
+  auto decoupled = EdgePageGeometry::ForCapacity(84);
+  EXPECT_TRUE(EdgePageReader::Open(*decoupled, payload).status().IsCorruption());
+  Page plain(84);
+  EdgePageWriter(plain.g, plain.payload()).Clear(0);
+  EXPECT_TRUE(EdgePageReader::Open(*g, plain.payload()).status().IsCorruption());
+  // Decoupled slots take no vector.
+  EXPECT_TRUE(EdgePageWriter(plain.g, plain.payload()).Put(0, 1, ids, a).IsInvalidArgument());
 }
 
 TEST(EdgePage, SealedInASectorFile) {

@@ -84,8 +84,12 @@ Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
   DecoupledLayoutReport report;
   report.vertices = layout.num_slots;
   const std::uint32_t capacity = format::EdgePageGeometry::CapacityForDegree(layout.max_degree);
+  const std::uint32_t vector_bytes =
+      options.vectors_in_edge_pages
+          ? static_cast<std::uint32_t>(layout.dim * ElementSize(layout.element_type))
+          : 0;
   STRATA_ASSIGN_OR_RETURN(format::EdgePageGeometry geometry,
-                          format::EdgePageGeometry::ForCapacity(capacity));
+                          format::EdgePageGeometry::ForCapacity(capacity, vector_bytes));
 
   std::vector<std::uint64_t> offsets;
   std::vector<graph::NodeId> neighbours;
@@ -119,10 +123,28 @@ Result<DecoupledLayoutReport> WriteDecoupledLayout(const std::string& index_dir,
     ids->assign(list.begin(), list.end());
     return Status::OK();
   };
-  STRATA_ASSIGN_OR_RETURN(report.edge_bytes,
-                          format::WriteEdgeFile(out_dir + "/graph.edges", capacity,
-                                                layout.num_slots, placement, lists));
   format::NodeRecordView record;
+  // The packed baseline's vectors, in slot order (the pages take them in
+  // placement order; the node file is read once, sequentially).
+  std::vector<std::byte> slot_vectors;
+  if (vector_bytes > 0) {
+    slot_vectors.resize(layout.num_slots * std::size_t{vector_bytes});
+    NodeCursor cursor(nodes);
+    for (std::uint64_t slot = 0; slot < layout.num_slots; ++slot) {
+      STRATA_RETURN_IF_ERROR(cursor.Get(slot, &record));
+      if (record.external_id == kInvalidVectorId) continue;  // zeros
+      std::memcpy(slot_vectors.data() + slot * vector_bytes, record.vector.data(), vector_bytes);
+    }
+  }
+  auto vectors = [&](std::uint32_t vertex, std::span<std::byte> out) -> Status {
+    std::memcpy(out.data(), slot_vectors.data() + std::size_t{vertex} * vector_bytes, out.size());
+    return Status::OK();
+  };
+  STRATA_ASSIGN_OR_RETURN(
+      report.edge_bytes,
+      format::WriteEdgeFile(out_dir + "/graph.edges", capacity, layout.num_slots, placement, lists,
+                            vector_bytes, vectors));
+  slot_vectors = {};
   {
     NodeCursor cursor(nodes);
     STRATA_ASSIGN_OR_RETURN(

@@ -27,7 +27,7 @@ struct Built {
 };
 
 void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Built* out,
-           bool shuffle_edges = false) {
+           bool shuffle_edges = false, bool vectors_in_pages = false) {
   out->data = testutil::MakeTestDataset(dir, metric, ElementType::kFloat32, kRows, kDim, 40, 9);
   GraphBuildOptions b;
   b.metric = metric;
@@ -41,8 +41,9 @@ void Build(const testutil::ScratchDir& dir, Metric metric, bool shuffle, Built* 
   auto report = BuildGraphIndex(out->data.base, out->index, b);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   std::filesystem::create_directories(out->layout);
-  auto split = WriteDecoupledLayout(out->index, out->layout,
-                                    {.shuffle = shuffle_edges, .threads = 2});
+  auto split = WriteDecoupledLayout(
+      out->index, out->layout,
+      {.shuffle = shuffle_edges, .threads = 2, .vectors_in_edge_pages = vectors_in_pages});
   ASSERT_TRUE(split.ok()) << split.status().ToString();
 }
 
@@ -120,6 +121,46 @@ INSTANTIATE_TEST_SUITE_P(Layouts, DecoupledSearch,
                                            Case{Metric::kCosine, true},
                                            Case{Metric::kInnerProduct, false},
                                            Case{Metric::kL2, false, true}));
+
+// The packed in-place baseline (edge slots that carry their vectors): exact
+// distances come with the pages, so no vector is read, and the results are
+// the nearest expanded vertices.
+TEST_P(DecoupledSearch, PackedBaselineReadsNoVectors) {
+  testutil::ScratchDir dir;
+  const Case c = GetParam();
+  Built b;
+  Build(dir, c.metric, c.shuffle, &b, c.shuffle_edges, /*vectors_in_pages=*/true);
+  auto index = GraphIndex::Open(b.index, {.decoupled_dir = b.layout});
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  auto queries = ReadVectorsAsFloat(b.data.queries);
+  auto base = ReadVectorsAsFloat(b.data.base);
+  ASSERT_TRUE(queries.ok() && base.ok());
+  SearchParams p;
+  p.k = 10;
+  p.list_size = 64;
+  p.rerank_group = 8;  // not used: nothing to re-rank
+  auto r = SearchBatch(**index, *queries, p, 2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto recall = ComputeRecall(r->results, b.data.gt, 10);
+  ASSERT_TRUE(recall.ok());
+  EXPECT_GE(recall->mean_recall, 0.97);
+  for (std::uint64_t q = 0; q < queries->rows(); ++q) {
+    std::set<VectorId> seen;
+    for (std::uint32_t i = 0; i < 10; ++i) {
+      const VectorId id = r->results.ids[q * 10 + i];
+      ASSERT_LT(id, kRows);
+      ASSERT_TRUE(seen.insert(id).second);
+      const float d = r->results.distances[q * 10 + i];
+      EXPECT_NEAR(d, Exact(c.metric, queries->row<float>(q), base->row<float>(id)),
+                  1e-3f * (1 + std::abs(d)));
+    }
+    const QueryStats& s = r->stats[q];
+    EXPECT_EQ(s.reranked, 0u);
+    // One exact distance an expanded vertex, none from a vector read.
+    EXPECT_EQ(s.full_distances, s.expanded);
+    EXPECT_LE(s.pages_read, s.expanded);
+  }
+}
 
 TEST(DecoupledSearchCache, HotPagesServedFromRamKeepRecall) {
   testutil::ScratchDir dir;

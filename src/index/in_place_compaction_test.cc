@@ -57,10 +57,14 @@ TEST(InPlaceCompaction, InsertsThatSweepLeftoversHoldFewerPages) {
   EXPECT_LT(swept * 2, unswept);
 }
 
-TEST(InPlaceCompaction, SparsePagesAreRepackedReusedAndReplayed) {
+// Both layouts: decoupled, and the packed baseline, whose compactions move
+// each list's vector with it (a lost one would ruin the recall checked).
+class InPlaceCompactionLayouts : public ::testing::TestWithParam<bool> {};
+
+TEST_P(InPlaceCompactionLayouts, SparsePagesAreRepackedReusedAndReplayed) {
   testutil::ScratchDir dir;
   Fixture f;
-  Build(dir, Metric::kL2, true, &f);
+  Build(dir, Metric::kL2, true, &f, /*vectors_in_pages=*/GetParam());
   Journal journal;
   const std::uint64_t half = kBuilt + (kRows - kBuilt) / 2;
   std::uint64_t pages_before = 0, live_before = 0;
@@ -133,6 +137,11 @@ TEST(InPlaceCompaction, SparsePagesAreRepackedReusedAndReplayed) {
   EXPECT_EQ((*g)->num_rows(), kRows);
   EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, InPlaceCompactionLayouts, ::testing::Bool(),
+                         [](const auto& info) {
+                           return info.param ? "vectors_in_pages" : "decoupled";
+                         });
 
 }  // namespace
 }  // namespace strata

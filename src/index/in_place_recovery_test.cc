@@ -43,10 +43,12 @@ void InsertRows(InPlaceGraph* g, const Fixture& f, std::uint64_t from, std::uint
   }
 }
 
-TEST(InPlaceRecovery, ReplayFindsEveryCommittedInsertAndNothingElse) {
+class InPlaceRecoveryLayouts : public ::testing::TestWithParam<bool> {};
+
+TEST_P(InPlaceRecoveryLayouts, ReplayFindsEveryCommittedInsertAndNothingElse) {
   testutil::ScratchDir dir;
   Fixture f;
-  Build(dir, Metric::kL2, true, &f);
+  Build(dir, Metric::kL2, true, &f, /*vectors_in_pages=*/GetParam());
   const std::uint64_t half = kBuilt + (kRows - kBuilt) / 2;
   Journal journal;
   std::vector<bool> deleted(kRows, false);
@@ -81,6 +83,11 @@ TEST(InPlaceRecovery, ReplayFindsEveryCommittedInsertAndNothingElse) {
   const std::vector<bool> none(kRows, false);
   EXPECT_GE(Recall(**h, f, kRows, none), 0.95);
 }
+
+INSTANTIATE_TEST_SUITE_P(Layouts, InPlaceRecoveryLayouts, ::testing::Bool(),
+                         [](const auto& info) {
+                           return info.param ? "vectors_in_pages" : "decoupled";
+                         });
 
 TEST(InPlaceRecovery, TornLastVectorSectorIsRebuiltFromTheOwnersCopies) {
   testutil::ScratchDir dir;

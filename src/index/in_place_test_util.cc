@@ -9,7 +9,7 @@
 
 namespace strata::testutil {
 
-void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f) {
+void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f, bool vectors_in_pages) {
   f->data = MakeTestDataset(dir, metric, ElementType::kFloat32, kRows, kDim, kQueries, 5);
   auto base = ReadVectorsAsFloat(f->data.base);
   auto queries = ReadVectorsAsFloat(f->data.queries);
@@ -33,7 +33,8 @@ void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f) {
   auto report = BuildGraphIndex(half_path, f->index, b);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   std::filesystem::create_directories(f->layout);
-  auto split = WriteDecoupledLayout(f->index, f->layout, {.threads = 2});
+  auto split = WriteDecoupledLayout(f->index, f->layout,
+                                    {.threads = 2, .vectors_in_edge_pages = vectors_in_pages});
   ASSERT_TRUE(split.ok()) << split.status().ToString();
 }
 

@@ -29,8 +29,10 @@ struct Fixture {
 };
 
 // Builds the graph (R 24, L 48) over the first kBuilt rows and writes its
-// decoupled layout; gtest assertions on failure.
-void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f);
+// decoupled layout (with `vectors_in_pages`, the packed baseline's); gtest
+// assertions on failure.
+void Build(const ScratchDir& dir, Metric metric, bool shuffle, Fixture* f,
+           bool vectors_in_pages = false);
 
 // Exact top 10 of every query over base rows [0, rows) not `deleted`.
 GroundTruth LiveGroundTruth(const Fixture& f, Metric metric, std::uint64_t rows,

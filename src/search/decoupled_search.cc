@@ -278,7 +278,8 @@ const std::byte* DecoupledSearchContext::KeptPage(std::uint32_t page) const {
 }
 
 bool DecoupledSearchContext::KeptList(std::uint32_t vertex, format::EdgeLocation loc,
-                                      std::vector<std::uint32_t>* ids) const {
+                                      std::vector<std::uint32_t>* ids,
+                                      std::vector<std::byte>* vector) const {
   const std::byte* sector = KeptPage(loc.page);
   if (sector == nullptr) return false;
   auto page = format::EdgePageReader::Open(
@@ -290,6 +291,10 @@ bool DecoupledSearchContext::KeptList(std::uint32_t vertex, format::EdgeLocation
   if (!edges.ok()) return false;
   ids->resize(degree);
   for (std::uint16_t k = 0; k < degree; ++k) (*ids)[k] = format::EdgePageReader::Id(*edges, k);
+  if (vector != nullptr) {
+    const std::span<const std::byte> x = page->Vector(loc.slot);
+    vector->assign(x.begin(), x.end());
+  }
   return true;
 }
 
@@ -307,6 +312,10 @@ Status DecoupledSearchContext::Expand(std::uint32_t vertex, format::EdgeLocation
   if (!edges.ok()) return edges.status().WithContext(layout_.edges.path());
   neighbours_.resize(degree);
   for (std::uint16_t i = 0; i < degree; ++i) neighbours_[i] = format::EdgePageReader::Id(*edges, i);
+  if (PageVectors()) {
+    expanded_exact_.push_back({vertex, record_distance_(query_.data(), page.Vector(loc.slot))});
+    ++stats->full_distances;
+  }
   Offer(neighbours_, stats);
   return Status::OK();
 }
@@ -464,6 +473,20 @@ Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* st
     candidates_.push_back({v, list_[i].distance});
   }
   vectors_->Reset(stats);
+  if (PageVectors()) {
+    // Exact distances came with the pages: the nearest expanded vertices
+    // that may be returned.
+    top_.clear();
+    for (const graph::Neighbor& n : expanded_exact_) {
+      const std::uint32_t row = RowOf(n.id);
+      if (row == kNoRow || Hidden(n.id) || (filter_ != nullptr && !filter_->Accept(row))) continue;
+      top_.push_back(n);
+    }
+    const std::size_t k = std::min<std::size_t>(params.k, top_.size());
+    std::partial_sort(top_.begin(), top_.begin() + k, top_.end(), graph::NeighborLess);
+    top_.resize(k);
+    return Status::OK();
+  }
   if (params.rerank_group > 0) {
     STRATA_ASSIGN_OR_RETURN(
         SpeculativeRerankResult r,
@@ -491,6 +514,7 @@ Status DecoupledSearchContext::Begin(std::span<const float> query, const SearchP
   requested_pages_.Clear();
   kept_.clear();
   kept_pages_.clear();
+  expanded_exact_.clear();
   taken_ = 0;
   filter_ = params.filter;
   // The epoch first, then the vertex count: every location this query reads
@@ -564,6 +588,24 @@ Status DecoupledSearchContext::Explore(std::span<const float> query, const Searc
   Status st = Walk(params, stats);
   approximate->clear();
   candidates_.clear();
+  if (PageVectors()) {
+    // The packed baseline: every expanded vertex has its exact distance
+    // (DiskANN's insert prunes over the expanded set), the list's others
+    // their code distances.
+    exact->clear();
+    for (const graph::Neighbor& n : expanded_exact_) {
+      if (RowOf(n.id) != kNoRow && !Deleted(n.id)) exact->push_back(n);
+    }
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+      const std::uint32_t v = list_[i].id;
+      if (RowOf(v) == kNoRow || Deleted(v) || expanded_.Contains(v)) continue;
+      approximate->push_back({v, list_[i].distance});
+    }
+    End();
+    STRATA_RETURN_IF_ERROR(st);
+    std::sort(exact->begin(), exact->end(), graph::NeighborLess);
+    return Status::OK();
+  }
   for (std::size_t i = 0; i < list_.size(); ++i) {
     const std::uint32_t v = list_[i].id;
     if (RowOf(v) == kNoRow || Deleted(v)) continue;

@@ -18,6 +18,10 @@
 //   - the walk is bounded by max(4 L, 32) candidates taken, as the packed
 //     search is.
 // Results are the re-ranked vertices mapped to rows (GraphIndexData::RowOfSlot).
+// On the packed in-place baseline (edge slots that carry their vectors,
+// format/edge_page.h) every expanded vertex gets its exact distance from the
+// page it was read with, as DiskANN's search does, and the results are the
+// nearest expanded vertices: no vector is read.
 // Deterministic: results do not depend on I/O timing.
 #ifndef STRATA_SEARCH_DECOUPLED_SEARCH_H_
 #define STRATA_SEARCH_DECOUPLED_SEARCH_H_
@@ -118,10 +122,11 @@ class DecoupledSearchContext {
   std::span<const float> prepared_query() const { return query_; }
   // `vertex`'s list at `loc` from an edge page the last query fetched and
   // kept (an insert's neighbours were mostly expanded while seeking): true
-  // with `ids` filled, false if that page was not fetched. The caller
+  // with `ids` (and, given, `vector`: the slot's vector, empty when slots
+  // carry none) filled, false if that page was not fetched. The caller
   // vouches that the page has not been rewritten since.
-  bool KeptList(std::uint32_t vertex, format::EdgeLocation loc,
-                std::vector<std::uint32_t>* ids) const;
+  bool KeptList(std::uint32_t vertex, format::EdgeLocation loc, std::vector<std::uint32_t>* ids,
+                std::vector<std::byte>* vector = nullptr) const;
   // An edge page the last query fetched and kept (its sector), or null.
   const std::byte* KeptPage(std::uint32_t page) const;
 
@@ -166,6 +171,8 @@ class DecoupledSearchContext {
   Status Arrive(format::EdgeLocation loc, std::uint32_t target, const std::byte* sector,
                 const SearchParams& params, QueryStats* stats);
   Status Rerank(const SearchParams& params, QueryStats* stats);
+  // The edge slots carry vectors (the packed baseline).
+  bool PageVectors() const { return layout_.edges.geometry().vector_bytes > 0; }
 
   const GraphIndexData& index_;
   const DecoupledGraphData& layout_;
@@ -205,6 +212,7 @@ class DecoupledSearchContext {
   std::vector<float> fresh_dists_;
   std::vector<graph::Neighbor> candidates_;
   std::vector<graph::Neighbor> top_;
+  std::vector<graph::Neighbor> expanded_exact_;  // PageVectors: every expanded vertex, exact
 };
 
 }  // namespace strata::search

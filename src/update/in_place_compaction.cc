@@ -96,10 +96,8 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
         if (v >= growth().count()) continue;
         const format::EdgeLocation loc = layout_->Location(v);
         if (loc.page != page_no || loc.slot != s) continue;  // a stale copy
-        std::uint16_t degree = 0;
-        STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(s, v, &degree));
-        List list{v, std::vector<std::uint32_t>(degree)};
-        for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(edges, k);
+        List list{v, {}, {}};
+        STRATA_RETURN_IF_ERROR(ListFromPage(page, s, &list));
         gathered.push_back(std::move(list));
       }
     }
@@ -197,11 +195,8 @@ void InPlaceUpdater::SweepLeftovers(const SeekResult& seek, InsertStats* stats) 
       if (u >= count || std::binary_search(changed.begin(), changed.end(), u)) continue;
       const format::EdgeLocation loc = layout_->Location(u);
       if (loc.page != page || loc.slot != s) continue;  // moved away since
-      std::uint16_t degree = 0;
-      auto edges = reader->Edges(s, u, &degree);
-      if (!edges.ok()) continue;
-      List list{u, std::vector<std::uint32_t>(degree)};
-      for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(*edges, k);
+      List list{u, {}, {}};
+      if (!ListFromPage(*reader, s, &list).ok()) continue;
       lists_.push_back(std::move(list));
       ++stats->lists_swept;
     }

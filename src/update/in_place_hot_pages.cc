@@ -82,14 +82,14 @@ Status InPlaceUpdater::BuildHotPage(const HotPage& hot, std::uint32_t page_no, s
     auto changed = std::find_if(hot.changed.begin(), hot.changed.end(),
                                 [u](const List& l) { return l.vertex == u; });
     if (changed != hot.changed.end()) {
-      STRATA_RETURN_IF_ERROR(writer.Put(s, u, changed->ids));
+      STRATA_RETURN_IF_ERROR(writer.Put(s, u, changed->ids, changed->vector));
       ++changed_found;
     } else {
       std::uint16_t degree = 0;
       STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, old.Edges(s, u, &degree));
       ids.resize(degree);
       for (std::uint16_t k = 0; k < degree; ++k) ids[k] = format::EdgePageReader::Id(edges, k);
-      STRATA_RETURN_IF_ERROR(writer.Put(s, u, ids));
+      STRATA_RETURN_IF_ERROR(writer.Put(s, u, ids, old.Vector(s)));
     }
     taken[s] = true;
     moves->push_back({u, {page_no, static_cast<std::uint16_t>(s), 0}});
@@ -102,7 +102,7 @@ Status InPlaceUpdater::BuildHotPage(const HotPage& hot, std::uint32_t page_no, s
   for (std::uint32_t s = 0; s < spp && *next < lists.size(); ++s) {
     if (taken[s]) continue;
     const List& list = lists[*next];
-    STRATA_RETURN_IF_ERROR(writer.Put(s, list.vertex, list.ids));
+    STRATA_RETURN_IF_ERROR(writer.Put(s, list.vertex, list.ids, list.vector));
     (*placed)[*next] = {page_no, static_cast<std::uint16_t>(s), 0};
     ++*next;
   }

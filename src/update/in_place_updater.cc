@@ -349,10 +349,10 @@ Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, const 
   out->clear();
   std::vector<bool> kept(vertices.size(), false);
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    List list{vertices[i], {}};
+    List list{vertices[i], {}, {}};
     const format::EdgeLocation loc = layout_->Location(vertices[i]);
     kept[i] = loc.page < reused_at_.size() && reused_at_[loc.page] <= seek.reuse_seq &&
-              seek.seeker->KeptList(vertices[i], loc, &list.ids);
+              seek.seeker->KeptList(vertices[i], loc, &list.ids, &list.vector);
     out->push_back(std::move(list));
   }
   for (std::size_t i = 0; i < vertices.size(); ++i) {
@@ -383,12 +383,20 @@ Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, const 
           format::EdgePageReader page,
           layout_->edges.OpenPage(loc.page, std::span<const std::byte, format::kSector>(
                                                 buffers_.buffer(i), format::kSector)));
-      std::uint16_t degree = 0;
-      STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(loc.slot, v, &degree));
-      list.ids.resize(degree);
-      for (std::uint16_t k = 0; k < degree; ++k) list.ids[k] = format::EdgePageReader::Id(edges, k);
+      STRATA_RETURN_IF_ERROR(ListFromPage(page, loc.slot, &list));
     }
   }
+  return Status::OK();
+}
+
+Status InPlaceUpdater::ListFromPage(const format::EdgePageReader& page, std::uint32_t slot,
+                                    List* list) {
+  std::uint16_t degree = 0;
+  STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(slot, list->vertex, &degree));
+  list->ids.resize(degree);
+  for (std::uint16_t k = 0; k < degree; ++k) list->ids[k] = format::EdgePageReader::Id(edges, k);
+  const std::span<const std::byte> vector = page.Vector(slot);
+  list->vector.assign(vector.begin(), vector.end());
   return Status::OK();
 }
 
@@ -489,7 +497,7 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
         geometry_, std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
     writer.Clear(epoch_);
     for (std::uint32_t s = 0; s < spp && next < lists.size(); ++s, ++next) {
-      STRATA_RETURN_IF_ERROR(writer.Put(s, lists[next].vertex, lists[next].ids));
+      STRATA_RETURN_IF_ERROR(writer.Put(s, lists[next].vertex, lists[next].ids, lists[next].vector));
       (*placed)[next] = {page_no, static_cast<std::uint16_t>(s), 0};
     }
     format::SealSector(std::span<std::byte, format::kSector>(buffer, format::kSector),
@@ -633,7 +641,11 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
   }
   out->vertex = v;
   const std::span<const float> q = seek->query;
-  lists_.assign(1, List{v, seek->list});
+  lists_.assign(1, List{v, seek->list, {}});
+  if (geometry_.vector_bytes > 0) {  // the packed baseline: the new list carries its vector
+    const auto* bytes = reinterpret_cast<const std::byte*>(q.data());
+    lists_[0].vector.assign(bytes, bytes + geometry_.vector_bytes);
+  }
   // Unpublished: no search reads vertex v's code before Publish.
   STRATA_RETURN_IF_ERROR(index_.pq.Encode(q.data(), 1, growth().mutable_code(v), 1));
 

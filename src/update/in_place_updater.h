@@ -231,7 +231,13 @@ class InPlaceUpdater {
   struct List {
     std::uint32_t vertex;
     std::vector<std::uint32_t> ids;
+    // Its vector, where the edge slots carry one (the packed baseline,
+    // format/edge_page.h): taken from the page the list was read from, so
+    // that it moves with the list.
+    std::vector<std::byte> vector;
   };
+  // Fills `list` (ids and vector) from slot `slot` of `page`, which holds it.
+  static Status ListFromPage(const format::EdgePageReader& page, std::uint32_t slot, List* list);
   // A hot page rewritten whole (InPlaceOptions::hot_page_heat): its cached
   // bytes and its lists that changed.
   struct HotPage {
