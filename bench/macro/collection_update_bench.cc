@@ -354,6 +354,13 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
                    {"in_place_live_edge_pages", repaired.in_place_live_edge_pages},
                    {"in_place_insert_bytes_per_insert",
                     static_cast<double>(st.in_place_insert_bytes_written) / n},
+                   {"in_place_lists_per_insert",
+                    static_cast<double>(st.in_place_insert_lists_changed) / n},
+                   // A packed layout updated page by page, as OdinANN's is:
+                   // each changed list's 4 KiB page rewritten whole, with
+                   // the records beside it, and the new vertex's (a model).
+                   {"page_per_list_model_bytes_per_insert",
+                    4096.0 * static_cast<double>(st.in_place_insert_lists_changed) / n},
                    {"in_place_upkeep_bytes_written", repaired.in_place_upkeep_bytes_written},
                    // Everything the process wrote to storage from the first
                    // write to the settled index (merges, RocksDB, graph).

@@ -317,6 +317,7 @@ struct CollectionStats {
   // inserts, and for repairs and compactions, since open.
   std::uint64_t in_place_insert_bytes_written = 0;
   std::uint64_t in_place_upkeep_bytes_written = 0;
+  std::uint64_t in_place_insert_lists_changed = 0;  // edge lists the inserts changed (not the swept)
   std::uint64_t in_place_compactions = 0;  // sparse edge pages repacked (InPlaceGraph::PrepareCompaction)
   std::uint64_t in_place_edge_pages = 0;   // pages of the edge file, and those a list is on
   std::uint64_t in_place_live_edge_pages = 0;

@@ -95,6 +95,7 @@ struct InsertReport {
   std::uint64_t bytes_written = 0;
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
   std::uint32_t hot_pages_rewritten = 0;  // of edge_pages_written (hot_page_heat)
+  std::uint32_t lists_swept = 0;  // of lists_written, unchanged lists moved along (sweep_leftovers)
 };
 
 // An insert written to the files, not yet visible (InPlaceGraph::Prepare).

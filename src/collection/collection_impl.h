@@ -169,6 +169,7 @@ struct Collection::Impl {
   std::atomic<std::uint64_t> in_place_inserts{0};
   std::atomic<std::uint64_t> in_place_hot_pages_rewritten{0};
   std::atomic<std::uint64_t> in_place_insert_bytes_written{0};
+  std::atomic<std::uint64_t> in_place_insert_lists_changed{0};
   std::atomic<std::uint64_t> in_place_upkeep_bytes_written{0};  // repairs and compactions
   Status last_apply_error;             // guarded by write_mu
   std::condition_variable applier_cv;  // with bg_mu

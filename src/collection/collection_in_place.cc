@@ -247,6 +247,7 @@ Status Collection::Impl::ApplyOne(bool* applied, bool* held_back) {
   in_place_inserts++;
   in_place_hot_pages_rewritten += prepared.report.hot_pages_rewritten;
   in_place_insert_bytes_written += prepared.report.bytes_written;
+  in_place_insert_lists_changed += prepared.report.lists_written - prepared.report.lists_swept;
   *applied = true;
   if (st->version->full() && MergeDue()) RequestMerge();
   return RotatePending();

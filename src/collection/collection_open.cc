@@ -472,6 +472,7 @@ CollectionStats Collection::Stats() const {
   s.in_place_inserts = m.in_place_inserts.load();
   s.in_place_hot_pages_rewritten = m.in_place_hot_pages_rewritten.load();
   s.in_place_insert_bytes_written = m.in_place_insert_bytes_written.load();
+  s.in_place_insert_lists_changed = m.in_place_insert_lists_changed.load();
   s.in_place_upkeep_bytes_written = m.in_place_upkeep_bytes_written.load();
   s.in_place_repairs = m.in_place_repairs.load();
   s.in_place_compactions = m.in_place_compactions.load();

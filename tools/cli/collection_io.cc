@@ -288,11 +288,14 @@ void PrintCollectionStats(const std::string& dir, const CollectionStats& s, std:
   if (s.update_mode == UpdateMode::kInPlace) {
     std::fprintf(out,
                  "%*sin place since open: %llu writes applied, %llu deletes repaired (%llu queued), "
-                 "%llu compactions, %llu hot pages rewritten; edge pages %llu (%llu with lists)\n",
+                 "%llu compactions, %llu hot pages rewritten; edge pages %llu (%llu with lists); "
+                 "%.1f MiB written by inserts, %.1f by repairs and compactions\n",
                  indent, "", u(s.in_place_inserts), u(s.in_place_repairs),
                  u(s.in_place_repairs_queued), u(s.in_place_compactions),
                  u(s.in_place_hot_pages_rewritten),
-                 u(s.in_place_edge_pages), u(s.in_place_live_edge_pages));
+                 u(s.in_place_edge_pages), u(s.in_place_live_edge_pages),
+                 static_cast<double>(s.in_place_insert_bytes_written) / (1 << 20),
+                 static_cast<double>(s.in_place_upkeep_bytes_written) / (1 << 20));
   }
   std::fprintf(out, "%*slive %llu (indexed %llu, pending %llu, deleted slots %llu)\n", indent, "",
                u(s.live), u(s.indexed), u(s.pending), u(s.deleted));
@@ -338,6 +341,9 @@ nlohmann::json CollectionStatsToJson(const CollectionStats& s) {
           {"in_place_repairs_queued", s.in_place_repairs_queued},
           {"in_place_compactions", s.in_place_compactions},
           {"in_place_hot_pages_rewritten", s.in_place_hot_pages_rewritten},
+          {"in_place_insert_bytes_written", s.in_place_insert_bytes_written},
+          {"in_place_upkeep_bytes_written", s.in_place_upkeep_bytes_written},
+          {"in_place_insert_lists_changed", s.in_place_insert_lists_changed},
           {"in_place_edge_pages", s.in_place_edge_pages},
           {"in_place_live_edge_pages", s.in_place_live_edge_pages},
           {"live", s.live},

@@ -45,6 +45,9 @@ void AddDecoupleCommand(CLI::App& root, CommandAction* action) {
       ->capture_default_str();
   cmd->add_option("--shuffle-swaps", a->options.swap_passes, "Swap passes")->capture_default_str();
   cmd->add_option("--threads", a->options.threads, "Threads (0 = all cores)");
+  cmd->add_flag("--vectors-in-pages", a->options.vectors_in_edge_pages,
+                "Each edge slot carries its vector too: the packed in-place baseline "
+                "(OdinANN-like), searched with no vector reads");
   cmd->callback([a, action] { *action = [a] { return RunDecouple(*a); }; });
 }
 

@@ -362,6 +362,9 @@ class PyCollection {
     d["in_place_repairs_queued"] = s.in_place_repairs_queued;
     d["in_place_compactions"] = s.in_place_compactions;
     d["in_place_hot_pages_rewritten"] = s.in_place_hot_pages_rewritten;
+    d["in_place_insert_bytes_written"] = s.in_place_insert_bytes_written;
+    d["in_place_upkeep_bytes_written"] = s.in_place_upkeep_bytes_written;
+    d["in_place_insert_lists_changed"] = s.in_place_insert_lists_changed;
     d["in_place_edge_pages"] = s.in_place_edge_pages;
     d["in_place_live_edge_pages"] = s.in_place_live_edge_pages;
     d["merging"] = s.merging;
