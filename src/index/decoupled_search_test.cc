@@ -4,12 +4,14 @@
 // damaged files reported as Corruption.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <vector>
 
+#include "format/edge_file.h"
 #include "scratch_dir.h"
 #include "strata/eval.h"
 #include "strata/graph_index.h"
@@ -265,6 +267,32 @@ TEST(DecoupledSearchErrors, FilterParametersAndDamagedFiles) {
   // open, which reports it.
   flip(b.layout + "/graph.edges", 1);
   EXPECT_TRUE(GraphIndex::Open(b.index, {.decoupled_dir = b.layout}).status().IsCorruption());
+}
+
+TEST(DecoupledSearchErrors, PackedSlotsOfAnotherShapeAreRefused) {
+  // An edge file whose slots carry vectors of another size than the index's
+  // (a layout of another index, say) would be read past each vector's end.
+  testutil::ScratchDir dir;
+  Built b;
+  Build(dir, Metric::kL2, false, &b, false, /*vectors_in_pages=*/true);
+  ASSERT_TRUE(GraphIndex::Open(b.index, {.decoupled_dir = b.layout}).ok());
+  const std::string edges = b.layout + "/graph.edges";
+  auto file = format::EdgeFile::Open(edges);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  const auto n = static_cast<std::uint32_t>(file->num_vertices());
+  const std::uint32_t capacity = file->geometry().capacity;
+  EXPECT_EQ(file->geometry().vector_bytes, kDim * 4);
+  std::vector<std::uint32_t> placement(n);
+  for (std::uint32_t v = 0; v < n; ++v) placement[v] = v;
+  auto no_edges = [](std::uint32_t, std::vector<std::uint32_t>*) { return Status::OK(); };
+  auto zeros = [](std::uint32_t, std::span<std::byte> out) {
+    std::fill(out.begin(), out.end(), std::byte{0});
+    return Status::OK();
+  };
+  ASSERT_TRUE(format::WriteEdgeFile(edges, capacity, n, placement, no_edges, kDim * 2, zeros).ok());
+  const Status st = GraphIndex::Open(b.index, {.decoupled_dir = b.layout}).status();
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("-byte vectors"), std::string::npos) << st.ToString();
 }
 
 }  // namespace

@@ -44,6 +44,11 @@ Result<DecoupledGraphData> DecoupledGraphData::Open(const std::string& dir,
       vl.element_type != index.nodes.layout().element_type) {
     return Status::Corruption(d.vectors.path() + ": shape does not match the index");
   }
+  // The packed baseline's slots hold whole vectors of the index's shape.
+  if (const std::uint32_t vb = d.edges.geometry().vector_bytes; vb != 0 && vb != vl.vector_bytes) {
+    return Status::Corruption(d.edges.path() + ": slots carry " + std::to_string(vb) +
+                              "-byte vectors, the index's are " + std::to_string(vl.vector_bytes));
+  }
   if (grown) {
     STRATA_ASSIGN_OR_RETURN(d.where, d.edges.ScanOriginalLocations());
   } else {
