@@ -310,7 +310,11 @@ TEST(CollectionInPlace, AGraphNearlyAllDeadIsSearchedExactly) {
 // Compaction packs the edge pages fully only once writes have paused for
 // in_place_compaction_pause_ms; a collection whose pause never comes keeps
 // the sparser pages the writes left (bounded at twice the fewest), and
-// catches up after a reopen with a short pause.
+// catches up after a reopen with a short pause. Packed means within the idle
+// compaction's slack (5 % over the fewest pages, plus one) of the fewest;
+// where in that band a compaction stops depends on which lists it met, so
+// the reopened collection is held to the band above the first variant's
+// count, not to that count.
 TEST(CollectionInPlace, CompactionWaitsForWritesToPause) {
   testutil::ScratchDir dir;
   std::uint64_t pages[2] = {0, 0};
@@ -347,11 +351,15 @@ TEST(CollectionInPlace, CompactionWaitsForWritesToPause) {
       again.in_place_compaction_pause_ms = 0;
       auto reopened = Collection::Open(dir.File("c1"), again);
       ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
-      for (int i = 0; i < 500 && (*reopened)->Stats().in_place_live_edge_pages > pages[0] + 2;
-           ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      // Generous: under ThreadSanitizer on a 2-core runner the catch-up
+      // compactions take several seconds.
+      const auto packed = static_cast<std::uint64_t>(static_cast<double>(pages[0]) * 1.05) + 2;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      while ((*reopened)->Stats().in_place_live_edge_pages > packed &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
-      EXPECT_LE((*reopened)->Stats().in_place_live_edge_pages, pages[0] + 2);
+      EXPECT_LE((*reopened)->Stats().in_place_live_edge_pages, packed);
       EXPECT_GE(Recall(**reopened, model, rng, 30), 0.9);
     }
   }
