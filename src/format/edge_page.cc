@@ -143,4 +143,18 @@ std::uint32_t EdgePageReader::Id(std::span<const std::byte> edges, std::size_t i
   return GetU32(edges.data() + 4 * i);
 }
 
+Status EdgePageReader::ReadList(std::uint32_t slot, std::uint32_t vertex,
+                                std::vector<std::uint32_t>* ids,
+                                std::vector<std::byte>* vector) const {
+  std::uint16_t degree = 0;
+  STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, Edges(slot, vertex, &degree));
+  ids->resize(degree);
+  for (std::uint16_t k = 0; k < degree; ++k) (*ids)[k] = Id(edges, k);
+  if (vector != nullptr) {
+    const std::span<const std::byte> x = Vector(slot);
+    vector->assign(x.begin(), x.end());
+  }
+  return Status::OK();
+}
+
 }  // namespace strata::format

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "format/sector_file.h"
 #include "strata/result.h"
@@ -101,6 +102,11 @@ class EdgePageReader {
   // The vector in slot `slot` (vector_bytes; empty when the slots carry
   // none). Only for a slot Edges accepted.
   std::span<const std::byte> Vector(std::uint32_t slot) const;
+  // `vertex`'s list in `slot` decoded into `ids`, and its vector copied into
+  // `vector` unless it is null (empty when the slots carry none): the one
+  // decoding every reader of a whole list shares. Corruption as Edges.
+  Status ReadList(std::uint32_t slot, std::uint32_t vertex, std::vector<std::uint32_t>* ids,
+                  std::vector<std::byte>* vector = nullptr) const;
 
  private:
   EdgePageGeometry g_;

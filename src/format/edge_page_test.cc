@@ -152,6 +152,17 @@ TEST(EdgePage, PackedBaselineSlotsCarryTheirVectors) {
   const auto va = r->Vector(3), vb = r->Vector(0);
   EXPECT_TRUE(std::equal(va.begin(), va.end(), a.begin(), a.end()));
   EXPECT_TRUE(std::equal(vb.begin(), vb.end(), b.begin(), b.end()));
+  // ReadList decodes a whole slot: ids and (when asked) the vector; a slot
+  // of another vertex is Corruption and leaves nothing half read.
+  std::vector<std::uint32_t> got = {99};
+  std::vector<std::byte> vector;
+  ASSERT_TRUE(r->ReadList(3, 16, &got, &vector).ok());
+  EXPECT_EQ(got, ids);
+  EXPECT_EQ(vector, a);
+  ASSERT_TRUE(r->ReadList(0, 23, &got).ok());
+  EXPECT_TRUE(got.empty());
+  EXPECT_TRUE(r->ReadList(0, 16, &got, &vector).IsCorruption());
+  EXPECT_EQ(vector, a);
   // A decoupled reader refuses a packed page and the other way round.
   auto decoupled = EdgePageGeometry::ForCapacity(84);
   EXPECT_TRUE(EdgePageReader::Open(*decoupled, payload).status().IsCorruption());

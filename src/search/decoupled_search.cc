@@ -290,17 +290,7 @@ bool DecoupledSearchContext::KeptList(std::uint32_t vertex, format::EdgeLocation
   auto page = format::EdgePageReader::Open(
       layout_.edges.geometry(),
       std::span<const std::byte, format::kSectorPayload>(sector, format::kSectorPayload));
-  if (!page.ok()) return false;
-  std::uint16_t degree = 0;
-  auto edges = page->Edges(loc.slot, vertex, &degree);
-  if (!edges.ok()) return false;
-  ids->resize(degree);
-  for (std::uint16_t k = 0; k < degree; ++k) (*ids)[k] = format::EdgePageReader::Id(*edges, k);
-  if (vector != nullptr) {
-    const std::span<const std::byte> x = page->Vector(loc.slot);
-    vector->assign(x.begin(), x.end());
-  }
-  return true;
+  return page.ok() && page->ReadList(loc.slot, vertex, ids, vector).ok();
 }
 
 Status DecoupledSearchContext::Expand(std::uint32_t vertex, format::EdgeLocation loc,
@@ -312,11 +302,8 @@ Status DecoupledSearchContext::Expand(std::uint32_t vertex, format::EdgeLocation
       format::EdgePageReader::Open(layout_.edges.geometry(),
                                    std::span<const std::byte, format::kSectorPayload>(
                                        sector, format::kSectorPayload)));
-  std::uint16_t degree = 0;
-  auto edges = page.Edges(loc.slot, vertex, &degree);
-  if (!edges.ok()) return edges.status().WithContext(layout_.edges.path());
-  neighbours_.resize(degree);
-  for (std::uint16_t i = 0; i < degree; ++i) neighbours_[i] = format::EdgePageReader::Id(*edges, i);
+  STRATA_RETURN_IF_ERROR(
+      page.ReadList(loc.slot, vertex, &neighbours_).WithContext(layout_.edges.path()));
   if (PageVectors()) {
     expanded_exact_.push_back({vertex, record_distance_(query_.data(), page.Vector(loc.slot))});
     ++stats->full_distances;
@@ -469,28 +456,37 @@ Status DecoupledSearchContext::ExactDistances(std::span<const graph::Neighbor> c
   return Status::OK();
 }
 
+bool DecoupledSearchContext::Returnable(std::uint32_t vertex) const {
+  const std::uint32_t row = RowOf(vertex);
+  return row != kNoRow && !Hidden(vertex) && (filter_ == nullptr || filter_->Accept(row));
+}
+
+namespace {
+
+void KeepNearest(std::size_t k, std::vector<graph::Neighbor>* top) {
+  k = std::min(k, top->size());
+  std::partial_sort(top->begin(), top->begin() + static_cast<std::ptrdiff_t>(k), top->end(),
+                    graph::NeighborLess);
+  top->resize(k);
+}
+
+}  // namespace
+
 Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* stats) {
-  candidates_.clear();
-  for (std::size_t i = 0; i < list_.size(); ++i) {
-    const std::uint32_t v = list_[i].id;
-    const std::uint32_t row = RowOf(v);
-    if (row == kNoRow || Hidden(v) || (filter_ != nullptr && !filter_->Accept(row))) continue;
-    candidates_.push_back({v, list_[i].distance});
-  }
   vectors_->Reset(stats);
   if (PageVectors()) {
     // Exact distances came with the pages: the nearest expanded vertices
     // that may be returned.
     top_.clear();
     for (const graph::Neighbor& n : expanded_exact_) {
-      const std::uint32_t row = RowOf(n.id);
-      if (row == kNoRow || Hidden(n.id) || (filter_ != nullptr && !filter_->Accept(row))) continue;
-      top_.push_back(n);
+      if (Returnable(n.id)) top_.push_back(n);
     }
-    const std::size_t k = std::min<std::size_t>(params.k, top_.size());
-    std::partial_sort(top_.begin(), top_.begin() + k, top_.end(), graph::NeighborLess);
-    top_.resize(k);
+    KeepNearest(params.k, &top_);
     return Status::OK();
+  }
+  candidates_.clear();
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    if (Returnable(list_[i].id)) candidates_.push_back({list_[i].id, list_[i].distance});
   }
   if (params.rerank_group > 0) {
     STRATA_ASSIGN_OR_RETURN(
@@ -502,9 +498,7 @@ Status DecoupledSearchContext::Rerank(const SearchParams& params, QueryStats* st
   }
   STRATA_RETURN_IF_ERROR(ExactDistances(candidates_, &top_));
   stats->reranked = static_cast<std::uint32_t>(top_.size());
-  const std::size_t k = std::min<std::size_t>(params.k, top_.size());
-  std::partial_sort(top_.begin(), top_.begin() + k, top_.end(), graph::NeighborLess);
-  top_.resize(k);
+  KeepNearest(params.k, &top_);
   return Status::OK();
 }
 

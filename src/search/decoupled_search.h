@@ -153,6 +153,8 @@ class DecoupledSearchContext {
   bool Hidden(std::uint32_t v) const {
     return layout_.growth && layout_.growth->search_hides_deleted() && layout_.growth->deleted(v);
   }
+  // May be a result: a row, not hidden, and passing the search's filter.
+  bool Returnable(std::uint32_t vertex) const;
   // Exact distances of `candidates` (their vectors read a buffer-full at a
   // time, the next read while this one is computed), in candidate order.
   Status ExactDistances(std::span<const graph::Neighbor> candidates,

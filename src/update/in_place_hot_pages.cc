@@ -85,10 +85,7 @@ Status InPlaceUpdater::BuildHotPage(const HotPage& hot, std::uint32_t page_no, s
       STRATA_RETURN_IF_ERROR(writer.Put(s, u, changed->ids, changed->vector));
       ++changed_found;
     } else {
-      std::uint16_t degree = 0;
-      STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, old.Edges(s, u, &degree));
-      ids.resize(degree);
-      for (std::uint16_t k = 0; k < degree; ++k) ids[k] = format::EdgePageReader::Id(edges, k);
+      STRATA_RETURN_IF_ERROR(old.ReadList(s, u, &ids));
       STRATA_RETURN_IF_ERROR(writer.Put(s, u, ids, old.Vector(s)));
     }
     taken[s] = true;

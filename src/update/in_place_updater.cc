@@ -391,13 +391,7 @@ Status InPlaceUpdater::ReadLists(std::span<const std::uint32_t> vertices, const 
 
 Status InPlaceUpdater::ListFromPage(const format::EdgePageReader& page, std::uint32_t slot,
                                     List* list) {
-  std::uint16_t degree = 0;
-  STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, page.Edges(slot, list->vertex, &degree));
-  list->ids.resize(degree);
-  for (std::uint16_t k = 0; k < degree; ++k) list->ids[k] = format::EdgePageReader::Id(edges, k);
-  const std::span<const std::byte> vector = page.Vector(slot);
-  list->vector.assign(vector.begin(), vector.end());
-  return Status::OK();
+  return page.ReadList(slot, list->vertex, &list->ids, &list->vector);
 }
 
 void InPlaceUpdater::PruneList(List* list) {
