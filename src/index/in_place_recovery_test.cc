@@ -2,7 +2,8 @@
 // committed insert is found again and the graph takes further inserts; an
 // insert prepared but never committed (a crash between the page writes and
 // the journal write) leaves no trace; a torn last vector sector is rebuilt
-// from the owner's copies; a journal that does not fit the files, or a
+// from the owner's copies, and an owner that keeps them has that sector
+// written only once full; a journal that does not fit the files, or a
 // grown layout opened without one, is Corruption.
 #include <gtest/gtest.h>
 
@@ -40,6 +41,41 @@ void InsertRows(InPlaceGraph* g, const Fixture& f, std::uint64_t from, std::uint
     ASSERT_EQ(p.row, r);
     g->Commit(&p);
     journal->Record(p);
+  }
+}
+
+// The bytes the vector file holds at slot `v` (empty past its end).
+std::vector<float> FileSlot(const std::string& vectors, std::uint64_t v) {
+  const std::uint64_t per_sector = 4088 / (kDim * sizeof(float));
+  std::vector<float> out(kDim);
+  const int fd = ::open(vectors.c_str(), O_RDONLY);
+  if (fd < 0) return {};
+  const off_t at = static_cast<off_t>((1 + v / per_sector) * 4096 +
+                                      (v % per_sector) * kDim * sizeof(float));
+  const ssize_t got = ::pread(fd, out.data(), kDim * sizeof(float), at);
+  ::close(fd);
+  if (got != static_cast<ssize_t>(kDim * sizeof(float))) return {};
+  return out;
+}
+
+std::vector<float> Row(const Fixture& f, std::uint64_t r) {
+  const auto x = f.base.row<float>(r);
+  return {x.begin(), x.end()};
+}
+
+void ExpectFoundAtDistanceZero(const InPlaceGraph& g, const Fixture& f, std::uint64_t from,
+                               std::uint64_t to) {
+  SearchParams p;
+  p.k = 1;
+  p.list_size = 32;
+  auto s = g.index().NewSearcher(p);
+  ASSERT_TRUE(s.ok());
+  for (std::uint64_t row = from; row < to; ++row) {
+    VectorId id = 0;
+    float dist = 1;
+    ASSERT_TRUE((*s)->Search(f.base.row<float>(row), p, {&id, 1}, {&dist, 1}, nullptr).ok());
+    EXPECT_EQ(id, row);
+    EXPECT_NEAR(dist, 0.0f, 1e-4);
   }
 }
 
@@ -125,19 +161,56 @@ TEST(InPlaceRecovery, TornLastVectorSectorIsRebuiltFromTheOwnersCopies) {
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_GT(asked, 0u);
   EXPECT_LE(asked, per_sector);
-  // Each rebuilt vector is found at distance 0.
-  SearchParams p;
-  p.k = 1;
-  p.list_size = 32;
-  auto s = (*g)->index().NewSearcher(p);
-  ASSERT_TRUE(s.ok());
-  for (std::uint64_t row = upto - asked; row < upto; ++row) {
-    VectorId id = 0;
-    float dist = 1;
-    ASSERT_TRUE((*s)->Search(f.base.row<float>(row), p, {&id, 1}, {&dist, 1}, nullptr).ok());
-    EXPECT_EQ(id, row);
-    EXPECT_NEAR(dist, 0.0f, 1e-4);
-  }
+  ExpectFoundAtDistanceZero(**g, f, upto - asked, upto);  // each rebuilt vector
+}
+
+// An owner that keeps every vector (InPlaceRecovery::vector_of) has the
+// vector file's last sector written only once full: until then searches take
+// it from RAM, and a reopen (after a crash: nothing flushes it) rebuilds it
+// from the owner's copies.
+TEST(InPlaceRecovery, AnOwnersLastVectorSectorIsWrittenOnlyOnceFull) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, false, &f);
+  const std::string vectors = f.layout + "/graph.vectors";
+  const std::uint64_t per_sector = 4088 / (kDim * sizeof(float));
+  const std::uint64_t upto = kBuilt + 333;
+  const std::uint64_t first = (upto - 1) / per_sector * per_sector;  // the last sector's first slot
+  ASSERT_GT(first, kBuilt);  // a sector of appended vectors only
+  ASSERT_LT(first + per_sector, kRows);
+  std::uint64_t asked = 0;
+  const auto copies = [&](std::uint32_t v, std::span<float> out) {
+    ++asked;
+    std::memcpy(out.data(), f.base.row<float>(v).data(), kDim * sizeof(float));
+    return true;
+  };
+  Journal journal;
+  InPlaceRecovery fresh = journal.Recovery();
+  fresh.vector_of = copies;
+  {
+    auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows}, {}, &fresh);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    InsertRows(g->get(), f, kBuilt, upto, &journal);
+    EXPECT_EQ(FileSlot(vectors, first - 1), Row(f, first - 1));  // a full sector: written
+    EXPECT_NE(FileSlot(vectors, upto - 1), Row(f, upto - 1));    // the last: RAM only
+    ExpectFoundAtDistanceZero(**g, f, first, upto);
+  }  // dropped as a crash would leave it
+  asked = 0;
+  InPlaceRecovery r = journal.Recovery();
+  r.vector_of = copies;
+  auto g = InPlaceGraph::Open(f.index, f.layout, {.capacity = kRows}, {}, &r);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(asked, upto - first);
+  ExpectFoundAtDistanceZero(**g, f, first, upto);
+  // Filling the sector writes it, whole.
+  InsertRows(g->get(), f, upto, first + per_sector + 1, &journal);
+  EXPECT_EQ(FileSlot(vectors, upto - 1), Row(f, upto - 1));
+  EXPECT_EQ(FileSlot(vectors, first + per_sector - 1), Row(f, first + per_sector - 1));
+  EXPECT_NE(FileSlot(vectors, first + per_sector), Row(f, first + per_sector));
+  InsertRows(g->get(), f, first + per_sector + 1, kRows, &journal);
+  const std::vector<bool> none(kRows, false);
+  EXPECT_GE(Recall(**g, f, kRows, none), 0.95);
+  ExpectFoundAtDistanceZero(**g, f, kRows - (kRows % per_sector), kRows);
 }
 
 TEST(InPlaceRecovery, AJournalThatDoesNotFitIsCorruption) {

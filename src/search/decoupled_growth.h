@@ -11,6 +11,9 @@
 //     it never reads a code the writer has not finished;
 //   - tombstones (one byte a vertex): a deleted vertex is still walked
 //     through but never returned;
+//   - the vector file's last sector, held in RAM while inserts fill it
+//     (HoldTail): the writer may write it only once it is full, and a
+//     search takes it from here (CopyTail) instead of reading the file;
 //   - reader epochs (Fraser, "Practical lock-freedom", epoch-based
 //     reclamation): a search announces the epoch it started in; an edge page
 //     whose every list has moved elsewhere is reused only once no search that
@@ -25,8 +28,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <span>
+
+#include "format/sector_file.h"
 
 #include "search/mem_graph.h"
 
@@ -111,10 +118,31 @@ class DecoupledGrowth {
     entrance_ = std::move(graph);
   }
 
+  // Writer: `sector` (whole, sealed) is the vector file's last one, as
+  // searches must see it; it may not be in the file yet. Held before any
+  // vertex in it is published, and replaced only once the file has every
+  // sector before the new one (so a search that misses here finds the
+  // sector it wants complete in the file).
+  void HoldTail(std::uint64_t sector, std::span<const std::byte, format::kSector> bytes) {
+    std::lock_guard<std::mutex> lock(tail_mu_);
+    std::memcpy(tail_bytes_.get(), bytes.data(), format::kSector);
+    tail_sector_.store(sector, std::memory_order_release);
+  }
+  // The sector held (0: none).
+  std::uint64_t held_tail() const { return tail_sector_.load(std::memory_order_acquire); }
+  // Copies the held sector into `out` when it is `sector`.
+  bool CopyTail(std::uint64_t sector, std::byte* out) const {
+    if (tail_sector_.load(std::memory_order_acquire) != sector) return false;
+    std::lock_guard<std::mutex> lock(tail_mu_);
+    if (tail_sector_.load(std::memory_order_relaxed) != sector) return false;
+    std::memcpy(out, tail_bytes_.get(), format::kSector);
+    return true;
+  }
+
   ReaderEpochs& epochs() { return epochs_; }
   std::size_t MemoryBytes() const {
     return static_cast<std::size_t>(capacity_ - base_) * code_size_ + capacity_ +
-           ReaderEpochs::kMaxReaders * 64;
+           ReaderEpochs::kMaxReaders * 64 + format::kSector;
   }
 
  private:
@@ -125,6 +153,9 @@ class DecoupledGrowth {
   std::unique_ptr<std::atomic<std::uint8_t>[]> deleted_;
   std::atomic<std::uint32_t> deleted_count_{0};
   bool hide_deleted_ = true;  // set before searches exist
+  mutable std::mutex tail_mu_;
+  std::atomic<std::uint64_t> tail_sector_{0};  // 0 (the file's header): none held
+  std::unique_ptr<std::byte[]> tail_bytes_ = std::make_unique<std::byte[]>(format::kSector);
   mutable std::mutex entrance_mu_;
   std::shared_ptr<const MemGraph> entrance_;
   ReaderEpochs epochs_;

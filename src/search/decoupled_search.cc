@@ -98,6 +98,17 @@ class DecoupledSearchContext::VectorReader final : public VectorFetcher {
         g.buffer_of.push_back(kKept);
         continue;
       }
+      // The file's last sector, while inserts fill it, is in RAM only.
+      if (ctx_.layout_.growth && ctx_.layout_.growth->held_tail() == sector) {
+        const std::size_t at = kept_sectors_.size();
+        kept_sectors_.resize(at + format::kSector);
+        if (ctx_.layout_.growth->CopyTail(sector, kept_sectors_.data() + at)) {
+          kept_.emplace(sector, at);
+          g.buffer_of.push_back(kKept);
+          continue;
+        }
+        kept_sectors_.resize(at);
+      }
       auto it = std::find(g.sectors.begin(), g.sectors.end(), sector);
       if (it != g.sectors.end()) {
         g.buffer_of.push_back(base + static_cast<std::uint32_t>(it - g.sectors.begin()));

@@ -139,6 +139,7 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
   u->tail_.Reset(format::kSector);
   STRATA_ASSIGN_OR_RETURN(u->edge_reserved_, u->edge_file_.Size());
   STRATA_ASSIGN_OR_RETURN(u->vector_reserved_, u->vector_file_.Size());
+  u->defer_tail_ = recovery != nullptr && recovery->vector_of != nullptr;
   if (recovery != nullptr) STRATA_RETURN_IF_ERROR(u->Replay(*recovery));
   const std::uint32_t count = layout->growth->count();
   // Live lists per page, from the table.
@@ -165,6 +166,10 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
       STRATA_RETURN_IF_ERROR(slot.status());
     }
   }
+  if (count % vl.vectors_per_sector != 0) {
+    layout->growth->HoldTail(u->tail_sector_,
+                             std::span<const std::byte, format::kSector>(u->tail_.data(), format::kSector));
+  }
 
   u->reused_at_.assign(u->next_page_, 0);
   // The entrance graph: one inserted vertex in `every` joins it, the share
@@ -180,9 +185,13 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
     auto span = std::span<std::byte, format::kSector>(sector.data(), format::kSector);
     std::vector<float> x(index.dim());
     for (std::uint32_t v = base; v < count; v += u->entrance_every_) {
-      STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> bytes,
-                              layout->vectors.ReadSlot(v, span));
-      std::memcpy(x.data(), bytes.data(), x.size() * sizeof(float));
+      if (vl.SectorOf(v) == u->tail_sector_) {  // maybe not in the file yet
+        std::memcpy(x.data(), u->tail_.data() + vl.OffsetOf(v), x.size() * sizeof(float));
+      } else {
+        STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> bytes,
+                                layout->vectors.ReadSlot(v, span));
+        std::memcpy(x.data(), bytes.data(), x.size() * sizeof(float));
+      }
       u->Sample(v, x);
     }
     u->ExtendEntrance();
@@ -222,43 +231,34 @@ Status InPlaceUpdater::Replay(const InPlaceRecovery& r) {
   if (r.appended > 0) std::memcpy(g.mutable_code(base), r.codes.data(), r.codes.size());
   g.Publish(count);
   // The vector file's last sector: appended vectors share it with the
-  // next ones, and a crash may have torn its rewrite.
+  // next ones.
   const format::VectorFileLayout& vl = layout_->vectors.layout();
   tail_sector_ = vl.SectorOf(count);
   if (count % vl.vectors_per_sector == 0) return Status::OK();
   const auto span = std::span<std::byte, format::kSector>(tail_.data(), format::kSector);
   const std::uint64_t last = count - 1;
-  Status st = layout_->vectors.file().ReadAt(vl.SectorOf(last) * format::kSector, span);
+  const std::uint64_t first = (tail_sector_ - 1) * vl.vectors_per_sector;  // its first slot
+  Status st = layout_->vectors.file().ReadAt(tail_sector_ * format::kSector, span);
   if (st.ok()) {
-    st = format::VerifySector(span, format::FileKind::kVectors, vl.SectorOf(last),
+    st = format::VerifySector(span, format::FileKind::kVectors, tail_sector_,
                               layout_->vectors.path());
   }
-  if (st.ok() || last < base || !r.vector_of) return st;
-  // Rebuilt from the owner's copies, then written back.
-  std::memset(tail_.data(), 0, format::kSector);
+  // Written through (no owner's copies, or the layout's own vectors in it):
+  // the file's copy is current, and a torn one is Corruption.
+  if (!defer_tail_ || first < base) return st;
+  // Written only once full (WriteOut): the file holds an older copy or
+  // none (a crash, or a close, since). The owner's copies are current; a
+  // slot whose row is gone keeps the file's bytes or zeros (a deleted
+  // vertex, never re-ranked).
+  if (!st.ok()) std::memset(tail_.data(), 0, format::kSector);
   std::vector<float> row(index_.dim());
-  const std::uint64_t first = std::max<std::uint64_t>(
-      base, (vl.SectorOf(last) - 1) * vl.vectors_per_sector);
-  if (first > (vl.SectorOf(last) - 1) * vl.vectors_per_sector) {
-    return st;  // the sector also holds the layout's own vectors, which only it had
-  }
   for (std::uint64_t v = first; v <= last; ++v) {
     if (r.vector_of(static_cast<std::uint32_t>(v), row)) {
       std::memcpy(tail_.data() + vl.OffsetOf(v), row.data(), vl.vector_bytes);
     }
   }
-  format::SealSector(span, format::FileKind::kVectors, vl.SectorOf(last));
-  IoRequest req;
-  req.op = IoOp::kWrite;
-  req.file = vector_id_;
-  req.offset = vl.SectorOf(last) * format::kSector;
-  req.length = static_cast<std::uint32_t>(format::kSector);
-  std::byte* buffer = buffers_.buffer(0);
-  std::memcpy(buffer, tail_.data(), format::kSector);
-  req.buffer = buffer;
-  IoRequest* batch[1] = {&req};
-  STRATA_RETURN_IF_ERROR(queue_->RunToCompletion(batch));
-  return Sync();
+  format::SealSector(span, format::FileKind::kVectors, tail_sector_);
+  return Status::OK();
 }
 
 Status InPlaceUpdater::Sync() {
@@ -502,7 +502,7 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
   for (std::uint32_t page : taken) last_page = std::max(last_page, page);
   STRATA_RETURN_IF_ERROR(Reserve(edge_file_, (last_page + 1ull) * format::kSector,
                                  kEdgeReserveBytes, &edge_reserved_));
-  if (with_vector) {
+  if (with_vector && tail_write_due_) {
     STRATA_RETURN_IF_ERROR(Reserve(vector_file_, (tail_sector_ + 1) * format::kSector,
                                    kVectorReserveBytes, &vector_reserved_));
     // The new vector's sector (lists[0] is the new vertex).
@@ -668,8 +668,16 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
     tail_sector_ = vl.SectorOf(v);
   }
   std::memcpy(tail_.data() + vl.OffsetOf(v), q.data(), vl.vector_bytes);
-  format::SealSector(std::span<std::byte, format::kSector>(tail_.data(), format::kSector),
-                     format::FileKind::kVectors, tail_sector_);
+  const auto tail = std::span<std::byte, format::kSector>(tail_.data(), format::kSector);
+  format::SealSector(tail, format::FileKind::kVectors, tail_sector_);
+  // Searches take the sector from RAM from now on (it holds v before v is
+  // published). The file gets it once it is full, unless the owner keeps no
+  // copies to rebuild it from after a crash (InPlaceRecovery::vector_of) or
+  // it holds the layout's own vectors: NAVIS writes each new vector's
+  // sector, which cost a 4 KiB write for a 512-byte vector.
+  growth().HoldTail(tail_sector_, tail);
+  tail_write_due_ = !defer_tail_ || (v + 1) % vl.vectors_per_sector == 0 ||
+                    (tail_sector_ - 1) * vl.vectors_per_sector < growth().base();
   prepared_vector_.assign(q.begin(), q.end());
   std::vector<format::EdgeLocation> placed;
   std::vector<ListMove> hot_moves;

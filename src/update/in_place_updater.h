@@ -106,10 +106,13 @@ struct InPlaceRecovery {
   // codes (appended * code size bytes).
   std::uint32_t appended = 0;
   std::vector<std::uint8_t> codes;
-  // The vector of appended vertex `v`, for rebuilding the vector file's
-  // last sector if a crash tore its rewrite: true with `out` filled, false
-  // for a vector nobody needs any more (a deleted vertex; its slot is
-  // zeroed, it is never re-ranked). Null: a torn sector is Corruption.
+  // The vector of appended vertex `v` (an owner that keeps every row's
+  // vector, as the collection's store does): true with `out` filled, false
+  // for a vector nobody needs any more (a deleted vertex; its slot keeps
+  // what the file had, or zeros; it is never re-ranked). Given, the vector
+  // file's last sector is written only once full and rebuilt from these at
+  // a reopen; null, it is written with every insert and a torn one is
+  // Corruption.
   std::function<bool(std::uint32_t v, std::span<float> out)> vector_of;
 };
 
@@ -331,6 +334,10 @@ class InPlaceUpdater {
   void ExtendEntrance();
   AlignedBuffer tail_;         // the vector file's last sector
   std::uint64_t tail_sector_ = 0;
+  // The tail sector is written once full only (InPlaceRecovery::vector_of
+  // rebuilds it after a crash); the prepared insert's write includes it.
+  bool defer_tail_ = false;
+  bool tail_write_due_ = true;
   graph::PruneScratch scratch_;
   std::vector<float> rows_;
 };

@@ -463,8 +463,9 @@ def test_in_place_updates(coll_path, rng):
         # (R 24: 32 ids a list, about 30 lists a page; 3000 vertices).
         assert 0 < stats["in_place_live_edge_pages"] <= stats["in_place_edge_pages"]
         assert stats["in_place_live_edge_pages"] <= 2 * (3000 // 29 + 1)
-        # Each insert writes its vector's sector and at least one edge page.
-        assert stats["in_place_insert_bytes_written"] >= 2 * 4096 * stats["in_place_inserts"]
+        # Each insert writes at least one edge page, and the vector file's
+        # sectors as they fill (the store keeps the last one's vectors).
+        assert stats["in_place_insert_bytes_written"] >= 4096 * stats["in_place_inserts"]
         assert stats["in_place_insert_lists_changed"] > stats["in_place_inserts"]
         assert stats["in_place_upkeep_bytes_written"] > 0
         live = np.array([i for i in range(3000) if i % 10 != 0])
