@@ -166,19 +166,13 @@ class DecoupledSearchContext::VectorReader final : public VectorFetcher {
     return Status::OK();
   }
 
-  // Verifies a vector sector. On a growing layout the writer may have been
-  // rewriting the file's last sector (a new vector beside published ones)
-  // while it was read: a sector that fails its check is read again, a few
-  // times, before it is reported.
+  // Verifies a vector sector read from the file. A growing layout's last
+  // sector, the one the writer rewrites, is never read from the file: it is
+  // taken from RAM (DecoupledGrowth::HoldTail, held before any vertex in it
+  // is published, replaced only once it is complete in the file).
   Status Verify(std::uint64_t sector, std::byte* buffer) {
-    const std::string& path = ctx_.layout_.vectors.path();
-    const auto span = std::span<std::byte, format::kSector>(buffer, format::kSector);
-    Status st = format::VerifySector(span, format::FileKind::kVectors, sector, path);
-    for (int retry = 0; !st.ok() && ctx_.layout_.growth && retry < 4; ++retry) {
-      STRATA_RETURN_IF_ERROR(ctx_.layout_.vectors.file().ReadAt(sector * format::kSector, span));
-      st = format::VerifySector(span, format::FileKind::kVectors, sector, path);
-    }
-    return st;
+    return format::VerifySector(std::span<std::byte, format::kSector>(buffer, format::kSector),
+                                format::FileKind::kVectors, sector, ctx_.layout_.vectors.path());
   }
 
   // Waits for every read still in flight (after an error).
