@@ -39,6 +39,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
@@ -62,6 +63,7 @@ struct Config {
   std::uint64_t cache_mib = 0;  // the index's cache (node records or edge pages), both modes
   std::uint32_t L = 50, k = 10, search_threads = 1, insert_threads = 1, in_place_threads = 4;
   std::uint32_t in_place_L = 64;
+  std::optional<std::uint32_t> back_edges, hot_page_heat;  // unset: the collection's defaults
   bool compaction = true;
   std::uint32_t compaction_pause_ms = CollectionOptions{}.in_place_compaction_pause_ms;
   double search_seconds = 10;
@@ -216,6 +218,8 @@ json RunMode(const Config& cfg, const std::string& mode, const VectorMatrix& bas
   const bool in_place = o.update_mode == UpdateMode::kInPlace;
   o.in_place_threads = cfg.in_place_threads;
   o.in_place_L = cfg.in_place_L;
+  if (cfg.back_edges) o.in_place_back_edges = *cfg.back_edges;
+  if (cfg.hot_page_heat) o.in_place_hot_page_heat = *cfg.hot_page_heat;
   o.in_place_compaction = cfg.compaction;
   o.in_place_compaction_pause_ms = cfg.compaction_pause_ms;
   o.open.cache_mib = cfg.cache_mib;
@@ -451,6 +455,8 @@ int Main(const Config& cfg) {
                    {"insert_threads", cfg.insert_threads},
                    {"in_place_threads", cfg.in_place_threads},
                    {"in_place_L", cfg.in_place_L},
+                   {"back_edges", cfg.back_edges.value_or(CollectionOptions{}.in_place_back_edges)},
+                   {"hot_page_heat", cfg.hot_page_heat.value_or(CollectionOptions{}.in_place_hot_page_heat)},
                    {"compaction", cfg.compaction},
                    {"compaction_pause_ms", cfg.compaction_pause_ms},
                    {"max_pending", cfg.max_pending},
@@ -497,6 +503,10 @@ int main(int argc, char** argv) {
   app.add_option("--insert-threads", cfg.insert_threads, "Writer threads");
   app.add_option("--in-place-threads", cfg.in_place_threads, "Applier threads (in place)");
   app.add_option("--in-place-L", cfg.in_place_L, "Position seeking's list size (in place)");
+  app.add_option("--back-edges", cfg.back_edges,
+                 "Back-edges an insert adds (in place; 0: every out-neighbour; default: the collection's)");
+  app.add_option("--hot-page-heat", cfg.hot_page_heat,
+                 "Rewrite cached edge pages at least this hot whole (in place; 0: never; default: the collection's)");
   app.add_option("--compaction", cfg.compaction, "Keep edge pages full (in place): 1 or 0");
   app.add_option("--compaction-pause-ms", cfg.compaction_pause_ms,
                  "How long writes pause before compaction packs pages fully (in place)");

@@ -45,6 +45,7 @@ struct Config {
   std::string index, decoupled, base, queries, json, fresh_index, fresh_decoupled;
   std::uint64_t start = 0, end = 0;
   std::uint32_t L = 50, k = 10, search_threads = 1;
+  std::uint32_t back_edges = 0;
   std::uint32_t insert_L = 64, exact_neighbours = 8, insert_W = 8, insert_threads = 1;
   bool no_entrance = false;
   std::uint32_t hot_page_heat = 0;
@@ -204,7 +205,7 @@ int Main(const Config& cfg) {
   out["config"] = {{"base", cfg.base}, {"start", cfg.start}, {"end", cfg.end}, {"L", cfg.L},
                    {"k", cfg.k}, {"search_threads", cfg.search_threads},
                    {"insert_threads", cfg.insert_threads}, {"insert_L", cfg.insert_L},
-                   {"exact_neighbours", cfg.exact_neighbours}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance},
+                   {"exact_neighbours", cfg.exact_neighbours}, {"back_edges", cfg.back_edges}, {"insert_W", cfg.insert_W}, {"entrance_updates", !cfg.no_entrance},
                    {"hot_page_heat", cfg.hot_page_heat},
                    {"rerank_group", cfg.rerank_group}, {"cache_mib", cfg.cache_mib},
                    {"cache_policy", cfg.cache_policy}, {"nproc", std::thread::hardware_concurrency()},
@@ -213,6 +214,7 @@ int Main(const Config& cfg) {
   o.capacity = static_cast<std::uint32_t>(cfg.end + 1024);
   o.L = cfg.insert_L;
   o.exact_neighbours = cfg.exact_neighbours;
+  o.back_edges = cfg.back_edges;
   o.beam_width = cfg.insert_W;
   o.entrance_updates = !cfg.no_entrance;
   o.hot_page_heat = cfg.hot_page_heat;
@@ -360,6 +362,7 @@ int main(int argc, char** argv) {
   app.add_option("--search-threads", cfg.search_threads, "Search threads");
   app.add_option("--insert-L", cfg.insert_L, "Position seeking's list size");
   app.add_option("--exact-neighbours", cfg.exact_neighbours, "Candidates re-ranked while seeking");
+  app.add_option("--back-edges", cfg.back_edges, "Back-edges an insert adds (0: every out-neighbour)");
   app.add_option("--insert-W", cfg.insert_W, "Position seeking's beam width");
   app.add_option("--insert-threads", cfg.insert_threads, "Inserting threads");
   app.add_option("--hot-page-heat", cfg.hot_page_heat,

@@ -139,6 +139,14 @@ struct CollectionOptions {
   // build's L (125): on synth1m 500k it keeps recall after inserts equal to a
   // fresh build's at half the seek (bench/results/collection_update_*).
   std::uint32_t in_place_L = 64;
+  // Back-edges an insert adds, to its nearest out-neighbours (0: to every
+  // one, as Vamana, FreshDiskANN and NAVIS do). Each is an edge
+  // list rewritten. 12: synth1m 100k + 60k inserts beside a search
+  // thread (in_place_bench), every one (20.8 lists an insert) against 12
+  // (14.5) and 8 (10.2): 19.2 / 14.7 / 11.0 KB written an insert, recall@10
+  // after at L 12 0.917 / 0.916 / 0.914
+  // (bench/results/in_place_back_edges_synth1m.md).
+  std::uint32_t in_place_back_edges = 12;
   // Keep the edge pages full: inserts take along the few lists left on the
   // pages they empty, and the applier repacks sparse pages once writes have
   // paused (docs/collection.md, "Full edge pages"). Off: inserts

@@ -43,6 +43,9 @@ struct InPlaceGraphOptions {
   // 1,074–1,162, searches 0.64x against 0.50–0.56x, recall equal).
   std::uint32_t exact_neighbours = 8;
   float alpha = 1.2f;
+  // Back-edges an insert adds, to its nearest out-neighbours (0: to every
+  // one, as Vamana and NAVIS do); each is an edge list rewritten.
+  std::uint32_t back_edges = 0;
   // The entrance graph (the index's in-RAM MemGraph, where searches start)
   // follows the inserts: one new vertex in the share the index was built
   // with joins it, 64 at a time, in a graph built aside and swapped in

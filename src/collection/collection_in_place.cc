@@ -73,6 +73,7 @@ Result<std::shared_ptr<collection::IndexVersion>> Collection::Impl::LoadVersion(
       std::min<std::uint64_t>(0xFFFFFFF0u, base + appended + std::max(base, kMinHeadroom)));
   setup.graph.R = stored.graph.R;
   setup.graph.L = options.in_place_L;
+  setup.graph.back_edges = options.in_place_back_edges;
   setup.graph.sweep_leftovers = options.in_place_compaction;
   setup.graph.hot_page_heat = options.in_place_hot_page_heat;
   setup.graph.alpha = stored.graph.alpha;

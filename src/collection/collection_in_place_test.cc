@@ -388,6 +388,9 @@ TEST(CollectionInPlace, OptionsItCannotServeAreRefused) {
   o = InPlaceOptions();
   o.in_place_threads = 0;
   EXPECT_EQ(Collection::Open(dir.File("c"), o).status().code(), StatusCode::kInvalidArgument);
+  o = InPlaceOptions();
+  o.in_place_back_edges = 4097;
+  EXPECT_EQ(Collection::Open(dir.File("c"), o).status().code(), StatusCode::kInvalidArgument);
   // The mode is stored: reopening with the other one is an error.
   ASSERT_TRUE(Collection::Open(dir.File("d"), InPlaceOptions()).ok());
   CollectionOptions buffered;

@@ -64,6 +64,9 @@ Status CollectionOptions::Validate() const {
   if (in_place_L < 8 || in_place_L > 4096) {
     return Status::InvalidArgument("in_place_L must be in 8..4096");
   }
+  if (in_place_back_edges > 4096) {
+    return Status::InvalidArgument("in_place_back_edges must be at most 4096 (0: every out-neighbour)");
+  }
   if (in_place_compaction_pause_ms > 3'600'000) {
     return Status::InvalidArgument("in_place_compaction_pause_ms must be at most 3600000 (an hour)");
   }

@@ -44,6 +44,7 @@ Result<std::unique_ptr<InPlaceGraph>> InPlaceGraph::Open(const std::string& inde
   u.beam_width = options.beam_width;
   u.exact_neighbours = options.exact_neighbours;
   u.alpha = options.alpha;
+  u.back_edges = options.back_edges;
   u.entrance_updates = options.entrance_updates;
   u.sweep_leftovers = options.sweep_leftovers;
   u.hot_page_heat = options.hot_page_heat;

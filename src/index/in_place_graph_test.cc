@@ -123,6 +123,40 @@ INSTANTIATE_TEST_SUITE_P(Layouts, InPlaceInsert,
                                   (info.param.vectors_in_pages ? "_vectors_in_pages" : "");
                          });
 
+// back_edges: an insert links back from its nearest out-neighbours only,
+// so it changes at most back_edges + 1 lists (its own and theirs); every
+// out-neighbour otherwise. The graph stays navigable either way.
+TEST(InPlaceBackEdges, GoToTheNearestOutNeighboursOnly) {
+  testutil::ScratchDir dir;
+  Fixture f;
+  Build(dir, Metric::kL2, true, &f);
+  constexpr std::uint32_t kBackEdges = 5;
+  for (const std::uint32_t back_edges : {0u, kBackEdges}) {
+    SCOPED_TRACE(back_edges);
+    const std::string layout = dir.path() + "/layout_" + std::to_string(back_edges);
+    std::filesystem::copy(f.layout, layout);
+    auto g = InPlaceGraph::Open(f.index, layout,
+                                {.capacity = static_cast<std::uint32_t>(kRows + 64),
+                                 .back_edges = back_edges,
+                                 .sweep_leftovers = false});
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    std::uint32_t most_changed = 0;
+    for (std::uint64_t r = kBuilt; r < kRows; ++r) {
+      InsertReport report;
+      auto row = (*g)->Insert(f.base.row<float>(r), &report);
+      ASSERT_TRUE(row.ok()) << row.status().ToString();
+      ASSERT_EQ(report.lists_swept, 0u);
+      most_changed = std::max(most_changed, report.lists_written);
+    }
+    if (back_edges == 0) {
+      EXPECT_GT(most_changed, kBackEdges + 1);  // the limit below is not vacuous
+    } else {
+      EXPECT_LE(most_changed, kBackEdges + 1);
+    }
+    EXPECT_GE(testutil::LiveRecall(**g, f, kRows), 0.9);
+  }
+}
+
 TEST(InPlaceDelete, TombstonesAreNeverReturnedAndRecallHolds) {
   testutil::ScratchDir dir;
   Fixture f;

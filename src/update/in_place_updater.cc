@@ -646,7 +646,11 @@ Status InPlaceUpdater::Prepare(SeekResult* seek, PreparedInsert* out) {
   // 3. Back-edges, pruned on code distances when a list overflows.
   Timer timer;
   std::vector<List> neighbours;
-  STRATA_RETURN_IF_ERROR(ReadLists(lists_[0].ids, *seek, &neighbours, stats));
+  std::span<const std::uint32_t> linked = lists_[0].ids;  // nearest first (RobustPrune)
+  if (options_.back_edges > 0 && linked.size() > options_.back_edges) {
+    linked = linked.first(options_.back_edges);
+  }
+  STRATA_RETURN_IF_ERROR(ReadLists(linked, *seek, &neighbours, stats));
   for (List& list : neighbours) {
     if (std::find(list.ids.begin(), list.ids.end(), v) == list.ids.end()) list.ids.push_back(v);
     if (list.ids.size() > geometry_.capacity) {

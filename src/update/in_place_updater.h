@@ -67,6 +67,9 @@ struct InPlaceOptions {
   // speculative re-rank of the explored set; the rest keep code distances).
   std::uint32_t exact_neighbours = 8;
   float alpha = 1.2f;
+  // Back-edges an insert adds: to its nearest `back_edges` out-neighbours
+  // (0: to every one, as Vamana and NAVIS do). Each is a list rewritten.
+  std::uint32_t back_edges = 0;
   // The entrance graph (the index's MemGraph) follows the inserts: one new
   // vertex in `entrance_every` joins it (0: the share the index was built
   // with), `kEntranceBatch` at a time, in a graph built aside and published

@@ -490,7 +490,9 @@ ValueError). Options, under the C++ CollectionOptions field names:
   create_if_missing, error_if_exists, update_mode ("buffered" or "in_place":
   writes applied to the SSD graph itself; stored), in_place_threads
   (applier threads; default 4),
-  in_place_L (position seeking's list size), in_place_compaction (keep
+  in_place_L (position seeking's list size), in_place_back_edges
+  (back-edges an insert adds, to its nearest out-neighbours; 0: every
+  one), in_place_compaction (keep
   edge pages full; default True), in_place_compaction_pause_ms (how long
   writes must pause before compaction packs the pages fully; default 1000),
   in_place_rebuild_dead_ratio, flat_threshold,

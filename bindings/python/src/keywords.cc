@@ -320,6 +320,8 @@ const Keyword<CollectionOptions> kCollection[] = {
      }},
     {"in_place_hot_page_heat", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_hot_page_heat = ToU32(v, n); }},
+    {"in_place_back_edges", nullptr,
+     [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_back_edges = ToU32(v, n); }},
     {"in_place_L", nullptr,
      [](CollectionOptions& o, py::handle v, const char* n) { o.in_place_L = ToU32(v, n); }},
     {"in_place_rebuild_dead_ratio", nullptr,

@@ -70,7 +70,7 @@ SearchKeywords ParseSearchKeywords(const py::dict& kwargs, std::int64_t k);
 // The CollectionOptions fields under their C++ names, except dim, metric and
 // index_type (Collection's own arguments): element_type, create_if_missing,
 // error_if_exists, durability, sync_interval_ms, update_mode, in_place_threads,
-// in_place_L, in_place_compaction, in_place_compaction_pause_ms,
+// in_place_L, in_place_back_edges, in_place_compaction, in_place_compaction_pause_ms,
 // in_place_hot_page_heat, in_place_rebuild_dead_ratio, flat_threshold,
 // train_sample_bytes, merge_pending_count, merge_pending_ratio,
 // merge_pending_bytes, background_merge, streaming_merge, merge_threads,

@@ -444,7 +444,7 @@ def test_in_place_updates(coll_path, rng):
     found exactly once, and survive reopening; deletes are never returned."""
     data = clustered(rng, 3000, 16)
     opts = dict(dim=16, update_mode="in_place", flat_threshold=500, in_place_threads=2,
-                in_place_L=48, in_place_compaction=True, in_place_compaction_pause_ms=200,
+                in_place_L=48, in_place_back_edges=8, in_place_compaction=True, in_place_compaction_pause_ms=200,
                 in_place_hot_page_heat=1, graph={"R": 24, "L": 48, "pq_bytes": 8})
     with strata.Collection(coll_path, **opts) as col:
         col.add(data[:500])
