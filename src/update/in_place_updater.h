@@ -9,9 +9,10 @@
 //   2. RobustPrune (Subramanya et al., DiskANN) chooses the new vertex's R
 //      out-neighbours, distances between candidates taken from their decoded
 //      PQ codes;
-//   3. back-edges: each chosen neighbour gets the new vertex appended; a
-//      list past the slot capacity (1.3 R) is pruned back to R on code
-//      distances;
+//   3. back-edges: each chosen neighbour (the nearest
+//      InPlaceOptions::back_edges of them, when set) gets the new vertex
+//      appended; a list past the slot capacity (1.3 R) is pruned back to R
+//      on code distances;
 //   4. the structural update is out of place: the new vector goes to its
 //      slot of the vector file, and every changed edge list (the new
 //      vertex's and its neighbours') is gathered onto fresh edge pages —
