@@ -25,8 +25,6 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
     return Status::InvalidArgument("edge file: " + std::to_string(num_vertices) +
                                    " vertices exceed 32-bit ids");
   }
-  const std::uint64_t num_pages = (placement.size() + g.slots_per_page - 1) / g.slots_per_page;
-  if (num_pages >= 0xFFFFFFFFull) return Status::InvalidArgument("edge file: too many pages");
   std::vector<bool> placed(num_vertices, false);
   std::uint64_t count = 0;
   for (const std::uint32_t v : placement) {
@@ -43,6 +41,32 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
                                    " vertices not placed");
   }
 
+  // Pages as the lists' lengths cut them: a first pass over the degrees.
+  std::vector<std::uint32_t> ids;
+  std::uint64_t num_pages = 0;
+  {
+    std::size_t room = 0;  // on the current page; 0: none open
+    for (const std::uint32_t v : placement) {
+      if (v == kNoVertex) {
+        room = 0;
+        continue;
+      }
+      ids.clear();
+      STRATA_RETURN_IF_ERROR(source(v, &ids));
+      if (ids.size() > g.capacity) {
+        return Status::InvalidArgument("edge file: vertex " + std::to_string(v) + " has " +
+                                       std::to_string(ids.size()) + " edges, more than the " +
+                                       std::to_string(g.capacity) + " a list holds");
+      }
+      const std::size_t bytes = g.ListBytes(ids.size());
+      if (bytes > room) {
+        ++num_pages;
+        room = kEdgePageRoom;
+      }
+      room -= bytes;
+    }
+  }
+  if (num_pages >= 0xFFFFFFFFull) return Status::InvalidArgument("edge file: too many pages");
   FileHeader header;
   header.kind = FileKind::kEdgePages;
   header.version = kEdgeFileVersion;
@@ -53,21 +77,27 @@ Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capac
   PutU64(fields + 8, num_vertices);
   PutU64(fields + 16, num_pages);
   STRATA_ASSIGN_OR_RETURN(SectorFileWriter writer, SectorFileWriter::Create(path, header, fields));
-  std::vector<std::uint32_t> ids;
   std::vector<std::byte> vector(vector_bytes);
   EdgePageWriter page(g, writer.sector().first<kSectorPayload>());
-  for (std::uint64_t p = 0; p < num_pages; ++p) {
-    page.Clear(0);
-    for (std::uint32_t s = 0; s < g.slots_per_page; ++s) {
-      const std::uint64_t at = p * g.slots_per_page + s;
-      if (at >= placement.size() || placement[at] == kNoVertex) continue;
-      ids.clear();
-      STRATA_RETURN_IF_ERROR(source(placement[at], &ids));
-      if (vector_bytes > 0) STRATA_RETURN_IF_ERROR(vectors(placement[at], vector));
-      STRATA_RETURN_IF_ERROR(page.Put(s, placement[at], ids, vector));
+  bool open = false;
+  for (const std::uint32_t v : placement) {
+    if (v == kNoVertex) {
+      if (open) STRATA_RETURN_IF_ERROR(writer.AppendSector());
+      open = false;
+      continue;
     }
-    STRATA_RETURN_IF_ERROR(writer.AppendSector());
+    ids.clear();
+    STRATA_RETURN_IF_ERROR(source(v, &ids));
+    if (open && !page.Fits(ids.size())) {
+      STRATA_RETURN_IF_ERROR(writer.AppendSector());
+      open = false;
+    }
+    if (!open) page.Clear(0);
+    open = true;
+    if (vector_bytes > 0) STRATA_RETURN_IF_ERROR(vectors(v, vector));
+    STRATA_RETURN_IF_ERROR(page.Append(v, ids, vector).status());
   }
+  if (open) STRATA_RETURN_IF_ERROR(writer.AppendSector());
   return writer.Commit();
 }
 
@@ -79,6 +109,11 @@ Result<EdgeFile> EdgeFile::Open(const std::string& path, bool grown) {
   STRATA_RETURN_IF_ERROR(OpenFixedSectorFile(path, FileKind::kEdgePages, kEdgeFileVersion,
                                              kFieldsSize, &f.file_, &header, &fields, grown,
                                              &size));
+  if (header.version < kEdgeFileVersion) {
+    return Status::NotSupported(path + ": edge file version " + std::to_string(header.version) +
+                                " (fixed-width slots); rewrite the layout with this build "
+                                "(strata decouple)");
+  }
   f.growable_ = grown;
   f.file_pages_ = size / kSector - 1;
   const auto* p = reinterpret_cast<const std::byte*>(fields.data());
@@ -136,7 +171,7 @@ Status ScanPages(const EdgeFile& file, std::uint64_t num_vertices, bool skip_dam
     STRATA_RETURN_IF_ERROR(read.status());
     const EdgePageReader& r = *read;
     if (!keep(r)) continue;
-    for (std::uint32_t s = 0; s < file.geometry().slots_per_page; ++s) {
+    for (std::uint32_t s = 0; s < r.slots(); ++s) {
       const std::uint32_t v = r.vertex(s);
       if (v == kNoVertex) continue;
       if (v >= num_vertices || (*where)[v].page != 0) {

@@ -26,9 +26,12 @@
 
 namespace strata::format {
 
-inline constexpr std::uint32_t kEdgeFileVersion = 1;
+// 2: slotted pages, lists packed by length (edge_page.h); 1 had
+// fixed-width slots and is refused (NotSupported) rather than converted.
+inline constexpr std::uint32_t kEdgeFileVersion = 2;
 
-// Where a vertex's list is: its page (sector number, >= 1) and slot. 8 B of
+// Where a vertex's list is: its page (sector number, >= 1) and slot in the
+// page's directory. 8 B of
 // RAM per vertex in the indirection table.
 struct alignas(8) EdgeLocation {
   std::uint32_t page = 0;  // 0: the vertex has no list
@@ -42,10 +45,10 @@ using EdgeListSource = std::function<Status(std::uint32_t vertex, std::vector<st
 using EdgeVectorSource = std::function<Status(std::uint32_t vertex, std::span<std::byte> out)>;
 
 // Writes the edge file atomically (temporary file, fsync, rename).
-// `placement` holds the vertex of every slot, page by page
-// (geometry.slots_per_page slots a page, kNoVertex for an empty slot; a
-// partial last page is padded): every vertex below `num_vertices` exactly
-// once, else InvalidArgument. With `vector_bytes` > 0 every slot carries
+// `placement` holds the vertices in page order: a page takes them until the
+// next list does not fit, and kNoVertex ends a page early (the page
+// shuffle's groups; runs of it are one break). Every vertex below
+// `num_vertices` exactly once, else InvalidArgument. With `vector_bytes` > 0 every slot carries
 // its vertex's vector from `vectors` (the packed baseline). Returns the
 // file's size in bytes.
 Result<std::uint64_t> WriteEdgeFile(const std::string& path, std::uint32_t capacity,

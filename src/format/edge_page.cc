@@ -15,8 +15,9 @@ std::uint16_t GetU16(const std::byte* p) {
 }
 void PutU16(std::byte* p, std::uint16_t v) { std::memcpy(p, &v, 2); }
 
-std::size_t SlotOffset(const EdgePageGeometry& g, std::uint32_t slot) {
-  return kEdgePageHeader + static_cast<std::size_t>(slot) * g.slot_bytes;
+// Directory entry `slot`: vertex u32, offset u16, degree u16.
+std::size_t EntryOffset(std::uint32_t slot) {
+  return kEdgePageHeader + static_cast<std::size_t>(slot) * kEdgeSlotHeader;
 }
 
 }  // namespace
@@ -29,8 +30,8 @@ Result<EdgePageGeometry> EdgePageGeometry::ForCapacity(std::uint32_t capacity,
   }
   EdgePageGeometry g;
   g.capacity = static_cast<std::uint16_t>(capacity);
-  g.slot_bytes = static_cast<std::uint32_t>(kEdgeSlotHeader + 4ull * capacity + vector_bytes);
-  if (vector_bytes > kSectorPayload || kEdgePageHeader + g.slot_bytes > kSectorPayload) {
+  const std::uint64_t full = kEdgeSlotHeader + 4ull * capacity + vector_bytes;
+  if (vector_bytes > kSectorPayload || full > kEdgePageRoom) {
     return Status::InvalidArgument("edge page: a list of " + std::to_string(capacity) +
                                    " ids" +
                                    (vector_bytes ? " and a vector of " +
@@ -39,7 +40,7 @@ Result<EdgePageGeometry> EdgePageGeometry::ForCapacity(std::uint32_t capacity,
                                    " does not fit a page");
   }
   g.vector_bytes = static_cast<std::uint16_t>(vector_bytes);
-  g.slots_per_page = static_cast<std::uint32_t>((kSectorPayload - kEdgePageHeader) / g.slot_bytes);
+  g.slots_per_page = static_cast<std::uint32_t>(kEdgePageRoom / g.ListBytes(0));
   return g;
 }
 
@@ -51,17 +52,12 @@ void EdgePageWriter::Clear(std::uint32_t epoch) {
   PutU16(page_.data() + 8, 0);
   PutU16(page_.data() + 10, g_.vector_bytes);
   PutU32(page_.data() + 12, epoch);
-  for (std::uint32_t s = 0; s < g_.slots_per_page; ++s) {
-    PutU32(page_.data() + SlotOffset(g_, s), kNoVertex);
-  }
+  slots_ = 0;
+  low_ = kSectorPayload;
 }
 
 Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
                            std::span<const std::uint32_t> ids, std::span<const std::byte> vector) {
-  if (slot >= g_.slots_per_page) {
-    return Status::InvalidArgument("edge page: slot " + std::to_string(slot) + " of " +
-                                   std::to_string(g_.slots_per_page));
-  }
   if (vertex == kNoVertex) return Status::InvalidArgument("edge page: no vertex id");
   if (ids.size() > g_.capacity) {
     return Status::InvalidArgument("edge page: " + std::to_string(ids.size()) +
@@ -71,15 +67,34 @@ Status EdgePageWriter::Put(std::uint32_t slot, std::uint32_t vertex,
     return Status::InvalidArgument("edge page: a vector of " + std::to_string(vector.size()) +
                                    " bytes in a slot for " + std::to_string(g_.vector_bytes));
   }
-  std::byte* p = page_.data() + SlotOffset(g_, slot);
-  if (GetU32(p) == kNoVertex) PutU16(page_.data() + 8, GetU16(page_.data() + 8) + 1);
-  PutU32(p, vertex);
-  PutU16(p + 4, static_cast<std::uint16_t>(ids.size()));
-  PutU16(p + 6, 0);
-  if (!ids.empty()) std::memcpy(p + kEdgeSlotHeader, ids.data(), ids.size() * 4);  // data() may be null
-  std::memset(p + kEdgeSlotHeader + ids.size() * 4, 0, (g_.capacity - ids.size()) * 4);
-  if (!vector.empty()) std::memcpy(p + kEdgeSlotHeader + 4 * g_.capacity, vector.data(), vector.size());
+  const std::size_t new_slots = slot >= slots_ ? slot + 1 - slots_ : 0;
+  const std::size_t list_bytes = g_.ListBytes(ids.size()) - kEdgeSlotHeader;
+  if (new_slots * kEdgeSlotHeader + list_bytes > Room()) {
+    return Status::OutOfRange("edge page: a list of " + std::to_string(ids.size()) +
+                              " ids in slot " + std::to_string(slot) + " does not fit the " +
+                              std::to_string(Room()) + " bytes left");
+  }
+  for (; slots_ <= slot; ++slots_) PutU32(page_.data() + EntryOffset(slots_), kNoVertex);
+  PutU16(page_.data() + 8, static_cast<std::uint16_t>(slots_));
+  low_ -= list_bytes;
+  std::byte* entry = page_.data() + EntryOffset(slot);
+  PutU32(entry, vertex);
+  PutU16(entry + 4, static_cast<std::uint16_t>(low_));
+  PutU16(entry + 6, static_cast<std::uint16_t>(ids.size()));
+  std::byte* list = page_.data() + low_;
+  if (!ids.empty()) std::memcpy(list, ids.data(), ids.size() * 4);  // data() may be null
+  const std::size_t stored = list_bytes - g_.vector_bytes;  // fixed-size records: zeros past the list
+  std::memset(list + ids.size() * 4, 0, stored - ids.size() * 4);
+  if (!vector.empty()) std::memcpy(list + stored, vector.data(), vector.size());
   return Status::OK();
+}
+
+Result<std::uint16_t> EdgePageWriter::Append(std::uint32_t vertex,
+                                             std::span<const std::uint32_t> ids,
+                                             std::span<const std::byte> vector) {
+  const std::uint32_t slot = slots_;
+  STRATA_RETURN_IF_ERROR(Put(slot, vertex, ids, vector));
+  return static_cast<std::uint16_t>(slot);
 }
 
 Result<EdgePageReader> EdgePageReader::Open(const EdgePageGeometry& g,
@@ -95,25 +110,23 @@ Result<EdgePageReader> EdgePageReader::Open(const EdgePageGeometry& g,
   }
   if (GetU16(p + 10) != g.vector_bytes) {
     return Status::Corruption("edge page: " + std::to_string(GetU16(p + 10)) +
-                              " vector bytes a slot, the file's are " +
+                              " vector bytes a list, the file's are " +
                               std::to_string(g.vector_bytes));
   }
   EdgePageReader r;
   r.g_ = g;
   r.page_ = p;
-  r.used_ = GetU16(p + 8);
+  r.slots_ = GetU16(p + 8);
   r.epoch_ = GetU32(p + 12);
-  std::uint32_t owned = 0;
-  for (std::uint32_t s = 0; s < g.slots_per_page; ++s) owned += r.vertex(s) != kNoVertex;
-  if (owned != r.used_) {
-    return Status::Corruption("edge page: " + std::to_string(r.used_) + " slots said used, " +
-                              std::to_string(owned) + " owned");
+  if (EntryOffset(r.slots_) > kSectorPayload) {
+    return Status::Corruption("edge page: a directory of " + std::to_string(r.slots_) +
+                              " slots does not fit the page");
   }
   return r;
 }
 
 std::uint32_t EdgePageReader::vertex(std::uint32_t slot) const {
-  return slot < g_.slots_per_page ? GetU32(page_ + SlotOffset(g_, slot)) : kNoVertex;
+  return slot < slots_ ? GetU32(page_ + EntryOffset(slot)) : kNoVertex;
 }
 
 Result<std::span<const std::byte>> EdgePageReader::Edges(std::uint32_t slot, std::uint32_t vertex,
@@ -124,19 +137,25 @@ Result<std::span<const std::byte>> EdgePageReader::Edges(std::uint32_t slot, std
                               (owner == kNoVertex ? std::string("none") : std::to_string(owner)) +
                               ", not " + std::to_string(vertex));
   }
-  const std::byte* p = page_ + SlotOffset(g_, slot);
-  const std::uint16_t d = GetU16(p + 4);
+  const std::byte* entry = page_ + EntryOffset(slot);
+  const std::size_t offset = GetU16(entry + 4);
+  const std::uint16_t d = GetU16(entry + 6);
   if (d > g_.capacity) {
     return Status::Corruption("edge page: degree " + std::to_string(d) + " exceeds the capacity " +
                               std::to_string(g_.capacity));
   }
+  if (offset < EntryOffset(slots_) ||
+      offset + g_.ListBytes(d) - kEdgeSlotHeader > kSectorPayload) {
+    return Status::Corruption("edge page: the list of slot " + std::to_string(slot) + " at " +
+                              std::to_string(offset) + " lies outside the page's lists");
+  }
   *degree = d;
-  return std::span<const std::byte>(p + kEdgeSlotHeader, std::size_t{d} * 4);
+  return std::span<const std::byte>(page_ + offset, std::size_t{d} * 4);
 }
 
 std::span<const std::byte> EdgePageReader::Vector(std::uint32_t slot) const {
-  return {page_ + SlotOffset(g_, slot) + kEdgeSlotHeader + 4 * std::size_t{g_.capacity},
-          g_.vector_bytes};
+  const std::size_t offset = GetU16(page_ + EntryOffset(slot) + 4);
+  return {page_ + offset + 4 * std::size_t{g_.capacity}, g_.vector_bytes};  // fixed-size records
 }
 
 std::uint32_t EdgePageReader::Id(std::span<const std::byte> edges, std::size_t i) {
@@ -149,7 +168,7 @@ Status EdgePageReader::ReadList(std::uint32_t slot, std::uint32_t vertex,
   std::uint16_t degree = 0;
   STRATA_ASSIGN_OR_RETURN(std::span<const std::byte> edges, Edges(slot, vertex, &degree));
   ids->resize(degree);
-  for (std::uint16_t k = 0; k < degree; ++k) (*ids)[k] = Id(edges, k);
+  if (degree > 0) std::memcpy(ids->data(), edges.data(), std::size_t{degree} * 4);
   if (vector != nullptr) {
     const std::span<const std::byte> x = Vector(slot);
     vector->assign(x.begin(), x.end());

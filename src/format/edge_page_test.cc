@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -21,13 +22,14 @@ TEST(EdgePage, GeometryFollowsTheCapacity) {
   EXPECT_EQ(EdgePageGeometry::CapacityForDegree(10), 13u);
   auto g = EdgePageGeometry::ForCapacity(84);
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->slot_bytes, 8u + 84 * 4);
-  EXPECT_EQ(g->slots_per_page, (4088u - 16) / 344);  // 11 lists a page
+  EXPECT_FALSE(g->fixed_size());
+  EXPECT_EQ(g->ListBytes(36), 8u + 36 * 4);  // a list takes its length, not the capacity
+  EXPECT_EQ(g->slots_per_page, (4088u - 16) / 8);  // lists without edges
   EXPECT_FALSE(EdgePageGeometry::ForCapacity(0).ok());
-  EXPECT_FALSE(EdgePageGeometry::ForCapacity(1018).ok());  // 8 + 4,072 + 16 > 4,088
+  EXPECT_FALSE(EdgePageGeometry::ForCapacity(1017).ok());  // 16 + 8 + 4,068 > 4,088
   auto largest = EdgePageGeometry::ForCapacity(1016);
   ASSERT_TRUE(largest.ok());
-  EXPECT_EQ(largest->slots_per_page, 1u);
+  EXPECT_EQ(largest->ListBytes(1016), 4072u);
 }
 
 struct Page {
@@ -53,7 +55,7 @@ TEST(EdgePage, ListsRoundTripAndSlotsAreReused) {
   auto r = EdgePageReader::Open(page.g, page.payload());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->epoch(), 7u);
-  EXPECT_EQ(r->used(), 3u);
+  EXPECT_EQ(r->slots(), 11u);
   EXPECT_EQ(r->vertex(1), kNoVertex);
   EXPECT_EQ(r->vertex(99), kNoVertex);
   std::uint16_t degree = 0;
@@ -68,9 +70,40 @@ TEST(EdgePage, ListsRoundTripAndSlotsAreReused) {
   edges = r->Edges(3, 44, &degree);
   ASSERT_TRUE(edges.ok());
   EXPECT_EQ(degree, 0u);
-  // Bytes past a list are zero (a shorter list leaves no stale ids).
-  const std::byte* slot10 = page.sector.data() + kEdgePageHeader + 10 * page.g.slot_bytes;
-  for (std::size_t i = 3; i < 84; ++i) EXPECT_EQ(GetU32(slot10 + kEdgeSlotHeader + 4 * i), 0u);
+}
+
+TEST(EdgePage, ListsArePackedByTheirLength) {
+  // Lists of 36 ids (152 bytes with their entry): 26 a page, where fixed
+  // slots of the capacity (84 ids) held 11.
+  Page page(84);
+  EdgePageWriter w(page.g, page.payload());
+  w.Clear(1);
+  std::vector<std::uint32_t> ids(36);
+  std::uint32_t appended = 0;
+  while (w.Fits(ids.size())) {
+    std::iota(ids.begin(), ids.end(), 100 * appended);
+    auto slot = w.Append(appended, ids);
+    ASSERT_TRUE(slot.ok()) << slot.status().ToString();
+    EXPECT_EQ(*slot, appended);
+    ++appended;
+  }
+  EXPECT_EQ(appended, 26u);
+  EXPECT_EQ(w.Room(), 4072u - 26 * 152);
+  EXPECT_TRUE(w.Append(99, ids).status().IsOutOfRange());
+  EXPECT_TRUE(w.Fits(20));  // a shorter one still does
+  ASSERT_TRUE(w.Append(26, std::span(ids).first(20)).ok());
+  auto r = EdgePageReader::Open(page.g, page.payload());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->slots(), 27u);
+  std::vector<std::uint32_t> got;
+  for (std::uint32_t s = 0; s < 26; ++s) {
+    ASSERT_TRUE(r->ReadList(s, s, &got).ok());
+    ASSERT_EQ(got.size(), 36u);
+    EXPECT_EQ(got.front(), 100 * s);
+    EXPECT_EQ(got.back(), 100 * s + 35);
+  }
+  ASSERT_TRUE(r->ReadList(26, 26, &got).ok());
+  EXPECT_EQ(got.size(), 20u);
 }
 
 TEST(EdgePage, BadWritesAreInvalidArgument) {
@@ -80,7 +113,7 @@ TEST(EdgePage, BadWritesAreInvalidArgument) {
   std::vector<std::uint32_t> ids(17, 1);
   EXPECT_TRUE(w.Put(0, 1, ids).IsInvalidArgument());
   ids.resize(16);
-  EXPECT_TRUE(w.Put(page.g.slots_per_page, 1, ids).IsInvalidArgument());
+  EXPECT_TRUE(w.Put(page.g.slots_per_page, 1, ids).IsOutOfRange());  // its directory does not fit
   EXPECT_TRUE(w.Put(0, kNoVertex, ids).IsInvalidArgument());
   EXPECT_TRUE(w.Put(0, 1, ids).ok());
 }
@@ -107,24 +140,32 @@ TEST(EdgePage, DamageIsCorruption) {
   EXPECT_TRUE(damaged(0, std::byte{0}).status().IsCorruption());      // magic
   EXPECT_TRUE(damaged(4, std::byte{9}).status().IsCorruption());      // version
   EXPECT_TRUE(damaged(6, std::byte{21}).status().IsCorruption());     // capacity
-  EXPECT_TRUE(damaged(8, std::byte{2}).status().IsCorruption());      // used count
+  EXPECT_TRUE(damaged(9, std::byte{2}).status().IsCorruption());      // a directory past the page
   // Another file's geometry.
   auto other = EdgePageGeometry::ForCapacity(21);
   EXPECT_TRUE(EdgePageReader::Open(*other, page.payload()).status().IsCorruption());
-  // A degree past the capacity.
-  Page copy = page;
-  std::byte* slot2 = copy.sector.data() + kEdgePageHeader + 2 * copy.g.slot_bytes;
-  slot2[4] = std::byte{21};
-  auto r = EdgePageReader::Open(copy.g, copy.payload());
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->Edges(2, 77, &degree).status().IsCorruption());
+  // A degree past the capacity, a list in the directory or past the page.
+  auto entry_damaged = [&](std::size_t at, std::uint16_t value) {
+    Page copy = page;
+    std::byte* entry = copy.sector.data() + kEdgePageHeader + 2 * kEdgeSlotHeader;
+    std::memcpy(entry + at, &value, 2);
+    auto r = EdgePageReader::Open(copy.g, copy.payload());
+    EXPECT_TRUE(r.ok());
+    return r->Edges(2, 77, &degree).status();
+  };
+  EXPECT_TRUE(entry_damaged(6, 21).IsCorruption());                 // degree
+  EXPECT_TRUE(entry_damaged(4, kEdgePageHeader).IsCorruption());    // offset inside the directory
+  EXPECT_TRUE(entry_damaged(4, kSectorPayload - 8).IsCorruption()); // offset: 3 ids past the end
+  EXPECT_TRUE(entry_damaged(6, 3).ok());                            // untouched
 }
 
 TEST(EdgePage, PackedBaselineSlotsCarryTheirVectors) {
-  // d 128 float32 beside 84 ids: 856-byte slots, 4 a page (11 without).
+  // d 128 float32 beside room for 84 ids: fixed 856-byte records, 4 a page.
   auto g = EdgePageGeometry::ForCapacity(84, 512);
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->slot_bytes, 8u + 84 * 4 + 512);
+  EXPECT_TRUE(g->fixed_size());
+  EXPECT_EQ(g->ListBytes(0), 8u + 84 * 4 + 512);
+  EXPECT_EQ(g->ListBytes(3), 8u + 84 * 4 + 512);
   EXPECT_EQ(g->slots_per_page, 4u);
   EXPECT_FALSE(EdgePageGeometry::ForCapacity(84, 4000).ok());
   EXPECT_FALSE(EdgePageGeometry::ForCapacity(84, 70000).ok());  // not truncated to 16 bits

@@ -102,7 +102,11 @@ TEST(DecoupledLayout, ShuffledEdgePagesHoldNeighboursTogether) {
   ASSERT_TRUE(shuffled.ok()) << shuffled.status().ToString();
   EXPECT_EQ(shuffled->overlap_before, in_order->overlap_before);
   EXPECT_GT(shuffled->overlap_after, in_order->overlap_after + 0.1);
-  EXPECT_EQ(shuffled->edge_pages, in_order->edge_pages);
+  // Lists are packed by length: in order each page takes lists until the
+  // next does not fit, shuffled each page a group sized to leave a little
+  // room (and the overflow passed on).
+  EXPECT_GE(shuffled->edge_pages, in_order->edge_pages);
+  EXPECT_LE(shuffled->edge_pages, in_order->edge_pages * 1.1);
   ExpectSameGraph(idx, dir.path());  // every list intact wherever it lives
 }
 

@@ -252,10 +252,12 @@ std::string GraphIndex::Describe() const {
   if (impl_->decoupled) {
     const search::DecoupledGraphData& dl = *impl_->decoupled;
     std::snprintf(ram, sizeof ram,
-                  "; decoupled: %llu edge pages (%u lists/page), vectors %u/sector, "
+                  "; decoupled: %llu edge pages (%.1f lists/page), vectors %u/sector, "
                   "indirection %.1f MiB",
                   static_cast<unsigned long long>(dl.edges.num_pages()),
-                  dl.edges.geometry().slots_per_page, dl.vectors.layout().vectors_per_sector,
+                  static_cast<double>(dl.edges.num_vertices()) /
+                      static_cast<double>(std::max<std::uint64_t>(1, dl.edges.num_pages())),
+                  dl.vectors.layout().vectors_per_sector,
                   static_cast<double>(dl.where.capacity() * sizeof(format::EdgeLocation)) /
                       (1 << 20));
     s += ram;

@@ -122,11 +122,13 @@ TEST_P(InPlaceCompactionLayouts, SparsePagesAreRepackedReusedAndReplayed) {
     }
     EXPECT_LT((*g)->edge_pages() - pages_before, written / 2);
     // Rows grew by a third: pages with lists on by not much more. Runs are
-    // not deterministic (the walks take their reads as they complete):
-    // 3 of 27 runs exceeded 1.3x the pages per row after the compactions,
-    // by at most 1.33x.
+    // not deterministic (the walks take their reads as they complete). With
+    // fixed-size records 3 of 27 runs exceeded 1.3x the pages per row after
+    // the compactions, by at most 1.33x; decoupled lists packed by length
+    // put an insert's 25 lists on one page, under half full and not sparse
+    // until lists leave it (no sweep here): 1.5-1.6x.
     EXPECT_LE(static_cast<double>((*g)->live_edge_pages()),
-              1.45 * static_cast<double>(live_after) * kRows / half);
+              (GetParam() ? 1.45 : 1.75) * static_cast<double>(live_after) * kRows / half);
     EXPECT_GE(LiveRecall(**g, f, kRows), 0.95);
   }
   // Every move, the compactions' among them, replays at a reopen.

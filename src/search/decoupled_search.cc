@@ -351,7 +351,7 @@ Status DecoupledSearchContext::Arrive(format::EdgeLocation loc, std::uint32_t ta
                                        kept, format::kSectorPayload)));
   STRATA_RETURN_IF_ERROR(Expand(target, loc, kept, stats));
   if (!params.page_search) return Status::OK();
-  for (std::uint32_t s = 0; s < layout_.edges.geometry().slots_per_page; ++s) {
+  for (std::uint32_t s = 0; s < page.slots(); ++s) {
     const std::uint32_t v = page.vertex(s);
     if (v == format::kNoVertex || v >= limit_ || expanded_.Contains(v)) continue;
     // A mate whose list has moved since (an in-place update) is read where

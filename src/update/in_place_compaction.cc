@@ -12,6 +12,7 @@
 // breadth-first walk among themselves, and writes them onto full pages, so
 // that the pages they leave are reused and neighbours share a page again.
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -23,19 +24,18 @@ namespace strata::update {
 namespace {
 
 // Pages read per round of the gathering walk, rounds per compaction, and
-// the lists a compaction gathers at most (pages it writes: this / lists per
-// page). Each bounds the time the writer lock is held (inserts wait).
+// the full pages' worth of lists a compaction gathers at most (about the
+// pages it writes). Each bounds the time the writer lock is held (inserts
+// wait).
 constexpr std::size_t kPagesPerRound = 24;
 constexpr int kMaxRounds = 2;
-constexpr std::size_t kListsPerCompaction = 64;
+constexpr double kPagesPerCompaction = 6;
 
 }  // namespace
 
 bool InPlaceUpdater::CompactionDue(double slack) const {
-  const std::uint64_t spp = geometry_.slots_per_page;
-  const std::uint64_t fewest = (growth().count() + spp - 1) / spp;
-  return static_cast<double>(live_page_count_) >
-         static_cast<double>(fewest) * (1.0 + slack) + 1.0;
+  const double fewest = std::ceil(growth().count() / FullPageLists());
+  return static_cast<double>(live_page_count_) > fewest * (1.0 + slack) + 1.0;
 }
 
 Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, double sparse_fill) {
@@ -43,9 +43,9 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
   out->vertex = format::kNoVertex;
   if (!CompactionDue(slack)) return Status::OK();
   Timer timer;
-  const std::uint32_t spp = geometry_.slots_per_page;
+  const auto full = static_cast<std::uint32_t>(FullPageLists());
   const auto sparse = static_cast<std::uint16_t>(std::clamp<std::uint32_t>(
-      static_cast<std::uint32_t>(sparse_fill * spp), 1, std::max<std::uint32_t>(1, spp - 1)));
+      static_cast<std::uint32_t>(sparse_fill * full), 1, std::max<std::uint32_t>(1, full - 1)));
   if (table_changes_ == none_sparse_changes_ && sparse <= none_sparse_below_) return Status::OK();
   const auto is_sparse = [&](std::uint32_t page) {
     return page != 0 && page < live_.size() && live_[page] > 0 && live_[page] <= sparse;
@@ -62,12 +62,13 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
     none_sparse_below_ = sparse;
     return 0;
   };
+  const auto most_lists = static_cast<std::size_t>(kPagesPerCompaction * FullPageLists());
   std::unordered_set<std::uint32_t> absorbed;
   std::vector<List> gathered;
   std::vector<std::uint32_t> frontier;
   if (const std::uint32_t seed = next_seed(); seed != 0) frontier.push_back(seed);
   for (int round = 0; round < kMaxRounds && !frontier.empty() &&
-                      gathered.size() < kListsPerCompaction;
+                      gathered.size() < most_lists;
        ++round) {
     // One batch of reads for the round's pages.
     std::vector<IoRequest*> batch;
@@ -90,8 +91,7 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
           format::EdgePageReader page,
           layout_->edges.OpenPage(page_no, std::span<const std::byte, format::kSector>(
                                                buffers_.buffer(i), format::kSector)));
-      // Every slot: a hot page rewritten whole may have free ones between.
-      for (std::uint32_t s = 0; s < spp; ++s) {
+      for (std::uint32_t s = 0; s < page.slots(); ++s) {
         const std::uint32_t v = page.vertex(s);
         if (v >= growth().count()) continue;
         const format::EdgeLocation loc = layout_->Location(v);
@@ -115,7 +115,7 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
         if (frontier.size() >= kPagesPerRound) break;
       }
     }
-    if (frontier.empty() && gathered.size() < kListsPerCompaction) {
+    if (frontier.empty() && gathered.size() < most_lists) {
       if (const std::uint32_t seed = next_seed(); seed != 0 && !absorbed.count(seed)) {
         frontier.push_back(seed);
       }
@@ -123,7 +123,10 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
   }
   // Lists that would not leave a page behind are not worth a write: a
   // compaction that frees fewer pages than it fills is skipped.
-  const std::size_t written_pages = (gathered.size() + spp - 1) / spp;
+  std::size_t gathered_bytes = 0;
+  for (const List& list : gathered) gathered_bytes += geometry_.ListBytes(list.ids.size());
+  const std::size_t written_pages =
+      (gathered_bytes + format::kEdgePageRoom - 1) / format::kEdgePageRoom;
   if (gathered.empty() || absorbed.size() <= written_pages) return Status::OK();
   // Breadth-first order among the gathered lists: neighbours end up on one
   // page where they can.
@@ -161,7 +164,7 @@ Status InPlaceUpdater::PrepareCompaction(PreparedInsert* out, double slack, doub
 }
 
 void InPlaceUpdater::SweepLeftovers(const SeekResult& seek, InsertStats* stats) {
-  const std::uint32_t keep_at_most = std::max<std::uint32_t>(1, geometry_.slots_per_page / 4);
+  const auto keep_at_most = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(FullPageLists() / 4));
   // The old pages of the changed lists (lists_[0] is the new vertex's) and
   // how many of their lists leave.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> leaving;
@@ -190,7 +193,7 @@ void InPlaceUpdater::SweepLeftovers(const SeekResult& seek, InsertStats* stats) 
     auto reader = format::EdgePageReader::Open(
         geometry_, std::span<const std::byte, format::kSectorPayload>(sector, format::kSectorPayload));
     if (!reader.ok()) continue;
-    for (std::uint32_t s = 0; s < geometry_.slots_per_page; ++s) {
+    for (std::uint32_t s = 0; s < reader->slots(); ++s) {
       const std::uint32_t u = reader->vertex(s);
       if (u >= count || std::binary_search(changed.begin(), changed.end(), u)) continue;
       const format::EdgeLocation loc = layout_->Location(u);

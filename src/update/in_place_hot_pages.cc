@@ -7,7 +7,9 @@
 // Overhead in On-SSD Graph-Based Vector Search") writes a dirty cached page
 // back; here the page, copied from the cache with its changed lists put
 // in, is written out of place like every other write, so a crash still
-// leaves the old page valid until the journal names the new one.
+// leaves the old page valid until the journal names the new one. A changed
+// list that has grown past the page's room goes to the insert's fresh
+// pages instead.
 #include <algorithm>
 #include <cstring>
 
@@ -60,7 +62,8 @@ void InPlaceUpdater::TakeHotPages(std::vector<HotPage>* out) {
 Status InPlaceUpdater::BuildHotPage(const HotPage& hot, std::uint32_t page_no, std::byte* buffer,
                                     const std::vector<List>& lists, std::size_t* next,
                                     std::vector<format::EdgeLocation>* placed,
-                                    std::vector<ListMove>* moves) {
+                                    std::vector<ListMove>* moves,
+                                    std::vector<const List*>* spilled) {
   STRATA_ASSIGN_OR_RETURN(
       format::EdgePageReader old,
       format::EdgePageReader::Open(geometry_, std::span<const std::byte, format::kSectorPayload>(
@@ -69,38 +72,48 @@ Status InPlaceUpdater::BuildHotPage(const HotPage& hot, std::uint32_t page_no, s
   format::EdgePageWriter writer(
       geometry_, std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
   writer.Clear(epoch_);
-  const std::uint32_t spp = geometry_.slots_per_page;
   const std::uint32_t count = growth().count();
-  std::vector<bool> taken(spp, false);
+  const auto put = [&](const List& list) -> Status {
+    STRATA_ASSIGN_OR_RETURN(const std::uint16_t slot,
+                            writer.Append(list.vertex, list.ids, list.vector));
+    moves->push_back({list.vertex, {page_no, slot, 0}});
+    return Status::OK();
+  };
+  // Its unchanged lists first (they fitted beside the changed ones' old
+  // versions), then the changed ones while they fit.
   std::size_t changed_found = 0;
-  std::vector<std::uint32_t> ids;
-  for (std::uint32_t s = 0; s < spp; ++s) {
+  List unchanged;
+  for (std::uint32_t s = 0; s < old.slots(); ++s) {
     const std::uint32_t u = old.vertex(s);
-    if (u >= count) continue;  // a free slot (kNoVertex)
+    if (u >= count) continue;  // an unused slot (kNoVertex)
     const format::EdgeLocation loc = layout_->Location(u);
     if (loc.page != hot.page || loc.slot != s) continue;  // a stale copy: the list moved away
-    auto changed = std::find_if(hot.changed.begin(), hot.changed.end(),
-                                [u](const List& l) { return l.vertex == u; });
-    if (changed != hot.changed.end()) {
-      STRATA_RETURN_IF_ERROR(writer.Put(s, u, changed->ids, changed->vector));
+    if (std::any_of(hot.changed.begin(), hot.changed.end(),
+                    [u](const List& l) { return l.vertex == u; })) {
       ++changed_found;
-    } else {
-      STRATA_RETURN_IF_ERROR(old.ReadList(s, u, &ids));
-      STRATA_RETURN_IF_ERROR(writer.Put(s, u, ids, old.Vector(s)));
+      continue;
     }
-    taken[s] = true;
-    moves->push_back({u, {page_no, static_cast<std::uint16_t>(s), 0}});
+    unchanged.vertex = u;
+    STRATA_RETURN_IF_ERROR(ListFromPage(old, s, &unchanged));
+    STRATA_RETURN_IF_ERROR(put(unchanged));
   }
   if (changed_found != hot.changed.size()) {
     return Status::Corruption("hot page " + std::to_string(hot.page) + ": " +
                             std::to_string(hot.changed.size() - changed_found) +
                             " changed lists not on it");
   }
-  for (std::uint32_t s = 0; s < spp && *next < lists.size(); ++s) {
-    if (taken[s]) continue;
+  for (const List& list : hot.changed) {
+    if (writer.Fits(list.ids.size())) {
+      STRATA_RETURN_IF_ERROR(put(list));
+    } else {
+      spilled->push_back(&list);
+    }
+  }
+  while (*next < lists.size() && writer.Fits(lists[*next].ids.size())) {
     const List& list = lists[*next];
-    STRATA_RETURN_IF_ERROR(writer.Put(s, list.vertex, list.ids, list.vector));
-    (*placed)[*next] = {page_no, static_cast<std::uint16_t>(s), 0};
+    STRATA_ASSIGN_OR_RETURN(const std::uint16_t slot,
+                            writer.Append(list.vertex, list.ids, list.vector));
+    (*placed)[*next] = {page_no, slot, 0};
     ++*next;
   }
   format::SealSector(std::span<std::byte, format::kSector>(buffer, format::kSector),

@@ -142,6 +142,10 @@ Result<std::unique_ptr<InPlaceUpdater>> InPlaceUpdater::Create(const search::Gra
   u->defer_tail_ = recovery != nullptr && recovery->vector_of != nullptr;
   if (recovery != nullptr) STRATA_RETURN_IF_ERROR(u->Replay(*recovery));
   const std::uint32_t count = layout->growth->count();
+  u->full_page_lists_ =
+      g.fixed_size() ? g.slots_per_page
+                     : static_cast<double>(layout->edges.num_vertices()) /
+                           static_cast<double>(std::max<std::uint64_t>(1, layout->edges.num_pages()));
   // Live lists per page, from the table.
   u->live_.assign(u->next_page_, 0);
   for (std::uint32_t v = 0; v < count; ++v) {
@@ -441,7 +445,6 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
                                 bool with_vector, const std::vector<HotPage>* hot,
                                 std::vector<ListMove>* hot_moves) {
   ++epoch_;
-  const std::uint32_t spp = geometry_.slots_per_page;
   std::vector<IoRequest*> batch;
   placed->assign(lists.size(), {});
   // Pages taken here go back to the free list if the write fails: nothing
@@ -467,37 +470,65 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     r.buffer = buffer;
     batch.push_back(&r);
   };
-  // Hot pages first, whole, their free slots taking the first of `lists`.
+  // Hot pages first, whole, their room taking the first of `lists`.
   std::size_t next = 0;
   const std::size_t hot_pages = hot != nullptr ? hot->size() : 0;
+  std::vector<const List*> spilled;  // hot pages' changed lists that outgrew them
   for (std::size_t h = 0; h < hot_pages; ++h) {
     const std::uint32_t page_no = AllocatePage(stats);
     taken.push_back(page_no);
     std::byte* buffer = buffers_.buffer(batch.size());
     STRATA_RETURN_IF_ERROR(
-        BuildHotPage((*hot)[h], page_no, buffer, lists, &next, placed, hot_moves));
+        BuildHotPage((*hot)[h], page_no, buffer, lists, &next, placed, hot_moves, &spilled));
     add_write(edge_id_, static_cast<std::uint64_t>(page_no) * format::kSector, buffer);
     stats->lists_written += static_cast<std::uint32_t>((*hot)[h].changed.size());
   }
-  // The rest on fresh pages, in order.
+  // The rest on fresh pages, in order, each page taking lists while they
+  // fit; then the spilled ones.
   const std::size_t first_fresh = next;
-  const std::size_t pages = (lists.size() - next + spp - 1) / spp;
-  for (std::size_t p = 0; p < pages; ++p) {
-    const std::uint32_t page_no = AllocatePage(stats);
-    taken.push_back(page_no);
-    std::byte* buffer = buffers_.buffer(batch.size());
-    std::memset(buffer, 0, format::kSector);
-    format::EdgePageWriter writer(
-        geometry_, std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
-    writer.Clear(epoch_);
-    for (std::uint32_t s = 0; s < spp && next < lists.size(); ++s, ++next) {
-      STRATA_RETURN_IF_ERROR(writer.Put(s, lists[next].vertex, lists[next].ids, lists[next].vector));
-      (*placed)[next] = {page_no, static_cast<std::uint16_t>(s), 0};
-    }
+  std::vector<const List*> fresh;
+  for (std::size_t i = first_fresh; i < lists.size(); ++i) fresh.push_back(&lists[i]);
+  const std::size_t own = fresh.size();
+  fresh.insert(fresh.end(), spilled.begin(), spilled.end());
+  std::vector<std::size_t> page_first;  // per fresh page, its first of `fresh`
+  std::optional<format::EdgePageWriter> writer;
+  std::uint32_t page_no = 0;
+  std::byte* buffer = nullptr;
+  const auto seal = [&] {
     format::SealSector(std::span<std::byte, format::kSector>(buffer, format::kSector),
                        format::FileKind::kEdgePages, page_no);
     add_write(edge_id_, static_cast<std::uint64_t>(page_no) * format::kSector, buffer);
+  };
+  for (std::size_t k = 0; k < fresh.size(); ++k) {
+    const List& list = *fresh[k];
+    if (!writer || !writer->Fits(list.ids.size())) {
+      if (writer) {
+        // A page closed full: the lists a page holds now (the sparse
+        // thresholds follow it, FullPageLists).
+        full_page_lists_ += (writer->slots() - full_page_lists_) / 64;
+        seal();
+      }
+      page_no = AllocatePage(stats);
+      taken.push_back(page_no);
+      buffer = buffers_.buffer(batch.size());
+      std::memset(buffer, 0, format::kSector);
+      writer.emplace(geometry_,
+                     std::span<std::byte, format::kSectorPayload>(buffer, format::kSectorPayload));
+      writer->Clear(epoch_);
+      page_first.push_back(k);
+    }
+    STRATA_ASSIGN_OR_RETURN(const std::uint16_t slot,
+                            writer->Append(list.vertex, list.ids, list.vector));
+    const format::EdgeLocation at{page_no, slot, 0};
+    if (k < own) {
+      (*placed)[first_fresh + k] = at;
+    } else {
+      hot_moves->push_back({list.vertex, at});
+    }
   }
+  if (writer) seal();
+  const std::size_t pages = page_first.size();
+  page_first.push_back(fresh.size());
   std::uint32_t last_page = 0;
   for (std::uint32_t page : taken) last_page = std::max(last_page, page);
   STRATA_RETURN_IF_ERROR(Reserve(edge_file_, (last_page + 1ull) * format::kSector,
@@ -523,9 +554,8 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
     // Publish.
     for (std::size_t p = 0; p < pages; ++p) {
       std::uint32_t heat = 0;
-      const std::size_t from = first_fresh + p * spp;
-      for (std::size_t i = from; i < std::min(lists.size(), from + spp); ++i) {
-        const std::uint32_t v = lists[i].vertex;
+      for (std::size_t k = page_first[p]; k < page_first[p + 1]; ++k) {
+        const std::uint32_t v = fresh[k]->vertex;
         if (v >= growth().count()) continue;  // the new vertex: no old page
         const std::uint32_t old_page = layout_->Location(v).page;
         if (old_page != 0) heat = std::max(heat, layout_->cache->Heat(old_page));

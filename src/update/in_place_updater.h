@@ -200,17 +200,18 @@ class InPlaceUpdater {
   Status SeekRepair(std::uint64_t row, SeekResult* out);
   Status PrepareRepair(SeekResult* seek, PreparedInsert* out);
   // Compaction of sparse edge pages (in_place_compaction.cc). Every insert
-  // takes one list off each of some twenty pages and packs them onto two
-  // new ones, so pages rarely empty whole: left alone, the file grows by
-  // two pages an insert and a walk fetches half-empty pages. With
+  // takes one list off each of some twenty pages and packs them onto one
+  // or two new ones, so pages rarely empty whole: left alone, the file
+  // grows with every insert and a walk fetches half-empty pages. With
   // writer_mutex() held, when the live pages exceed the fewest that could
-  // hold every list by `slack`: the lists of a neighbourhood of
-  // sparse pages (at most `sparse_fill` of their slots used), read, ordered by a walk over
-  // their edges so neighbours share a page again, and written out of place
+  // hold every list by `slack`: the lists of a neighbourhood of sparse
+  // pages (at most `sparse_fill` of a full page's lists left on them,
+  // FullPageLists), read, ordered by a walk over their edges so
+  // neighbours share a page again, and written out of place
   // like a repair's (followed by Publish). Empty `out->moves` when none is
   // due.
   // With writer_mutex() held, in Prepare: the pages an insert's changed
-  // lists leave with at most a quarter of their lists still on them, when
+  // lists leave with at most a quarter of a full page's lists on them, when
   // the position seeking kept them, give those lists up too (they join the
   // insert's, on its fresh pages): the pages empty at once, with no read
   // of their own, and the lists stay beside the neighbourhood they were in.
@@ -257,13 +258,20 @@ class InPlaceUpdater {
   // lists_[0], the new vertex's) on hot cached pages out of lists_ into
   // `out`, a page each (in_place_hot_pages.cc).
   void TakeHotPages(std::vector<HotPage>* out);
-  // Writes hot page `hot` to `page_no` in `buffer`: its current lists at
-  // their slots, the changed ones as changed, then lists[*next...] in the
-  // free slots (their places in `placed`); the moves of its own lists are
+  // Writes hot page `hot` to `page_no` in `buffer`: its current lists, the
+  // changed ones as changed (those that no longer fit, having grown, go to
+  // `spilled` for the fresh pages), then lists[*next...] while they fit
+  // (their places in `placed`); the moves of the lists it holds are
   // appended to `moves`.
   Status BuildHotPage(const HotPage& hot, std::uint32_t page_no, std::byte* buffer,
                       const std::vector<List>& lists, std::size_t* next,
-                      std::vector<format::EdgeLocation>* placed, std::vector<ListMove>* moves);
+                      std::vector<format::EdgeLocation>* placed, std::vector<ListMove>* moves,
+                      std::vector<const List*>* spilled);
+  // The lists a full page holds, for the sparse thresholds of the sweep and
+  // compaction (lists are packed by length, so a page's count of live lists
+  // stands for its fill): fixed-size records, exactly; else a running mean
+  // over the pages written full, from the layout's own.
+  double FullPageLists() const { return full_page_lists_; }
   InPlaceUpdater(const search::GraphIndexData& index, search::DecoupledGraphData* layout,
                  const InPlaceOptions& options);
   search::DecoupledGrowth& growth() const { return *layout_->growth; }
@@ -309,6 +317,7 @@ class InPlaceUpdater {
   std::vector<IoRequest> requests_;
   std::vector<std::uint16_t> live_;  // page -> lists on it still current (index 0 unused)
   std::uint64_t live_page_count_ = 0;  // pages with live_ > 0
+  double full_page_lists_ = 1;         // FullPageLists
   std::uint32_t compact_cursor_ = 1;   // where the next search for a sparse page starts
   // Publishes that changed the page table (a page turns sparse only by one:
   // a list leaving it, or a write that filled it part way), and their count
