@@ -166,11 +166,15 @@ struct CollectionOptions {
   // (the page written out of place, changes in) instead of moving alone to
   // the insert's fresh pages. Lower keeps the cached pages' lists together
   // (fewer pages a search reads while writes run) for more bytes written
-  // an insert; 0: off. synth1m 100k + 60k inserts, 48 MiB cache: at 32,
-  // 41.2 pages a query during the writes against 42.6 off, inserts/s equal;
-  // at 8, 38.1 pages but 18 % fewer inserts a second
-  // (bench/results/in_place_hot_pages_synth500k.md).
-  std::uint32_t in_place_hot_page_heat = 32;
+  // an insert; 0: off. Edge pages hold lists packed by length (about 25 a
+  // page), so a page counts the accesses of 2.4 times the lists it did with
+  // fixed slots and more pages pass a given heat: synth1m 100k + 60k, 48 MiB
+  // cache, L 12, at 32 an insert rewrote 3.1 hot pages and wrote 19.9 KB
+  // against 8.4 KB at 128 (0.02 hot pages), with 4,857 against 5,110 QPS
+  // during the writes and 1,668 against 1,890 inserts/s
+  // (bench/results/in_place_packed_lists_synth1m.md; with fixed slots,
+  // 32: bench/results/in_place_hot_pages_synth500k.md).
+  std::uint32_t in_place_hot_page_heat = 128;
   // A baseline for benches, not a choice to serve with: the in-place
   // layout's edge slots carry their vectors (OdinANN-like packed records,
   // DecoupledLayoutOptions::vectors_in_edge_pages), so every list an insert

@@ -99,6 +99,9 @@ struct InsertReport {
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
   std::uint32_t hot_pages_rewritten = 0;  // of edge_pages_written (hot_page_heat)
   std::uint32_t lists_swept = 0;  // of lists_written, unchanged lists moved along (sweep_leftovers)
+  // Of the changed lists on hot pages, those that had grown past their
+  // page's room and moved to the insert's fresh pages instead.
+  std::uint32_t lists_spilled = 0;
 };
 
 // An insert written to the files, not yet visible (InPlaceGraph::Prepare).

@@ -62,7 +62,8 @@ InsertReport ToReport(const update::InsertStats& s) {
   return InsertReport{s.pages_read,         s.lists_written, s.lists_pruned,
                       s.edge_pages_written, s.pages_reused,  s.bytes_written,
                       s.seek_us,            s.prune_us,      s.write_us,
-                      s.publish_us,         s.hot_pages_rewritten, s.lists_swept};
+                      s.publish_us,         s.hot_pages_rewritten, s.lists_swept,
+                      s.lists_spilled};
 }
 
 // A repair's or a compaction's prepared moves (no new vertex), holding

@@ -567,6 +567,7 @@ Status InPlaceUpdater::WriteOut(const std::vector<List>& lists,
   }
   stats->edge_pages_written += static_cast<std::uint32_t>(taken.size());
   stats->hot_pages_rewritten += static_cast<std::uint32_t>(hot_pages);
+  stats->lists_spilled += static_cast<std::uint32_t>(spilled.size());
   stats->lists_written += static_cast<std::uint32_t>(lists.size());
   stats->bytes_written += batch.size() * format::kSector;
   return Status::OK();

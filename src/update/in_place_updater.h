@@ -127,6 +127,7 @@ struct InsertStats {
   std::uint32_t lists_swept = 0;       // unchanged lists moved to empty their page (SweepLeftovers)
   std::uint32_t edge_pages_written = 0;
   std::uint32_t hot_pages_rewritten = 0;  // of those, cached pages rewritten whole
+  std::uint32_t lists_spilled = 0;     // changed lists too long for their hot page's room
   std::uint32_t pages_reused = 0;      // of those, freed pages taken again
   std::uint64_t bytes_written = 0;     // edge pages and the vector sector
   double seek_us = 0, prune_us = 0, write_us = 0, publish_us = 0;
