@@ -153,8 +153,8 @@ class InPlaceGraph {
   Status PrepareRepair(std::uint64_t row, PreparedInPlaceInsert* out);
   // Compaction of sparse edge pages, when the pages lists are on exceed the
   // fewest that could hold them by `slack` (a quarter by default): the
-  // lists of a neighbourhood of sparse pages (at most `sparse_fill` of
-  // their slots used) rewritten onto full pages,
+  // lists of a neighbourhood of sparse pages (at most `sparse_fill` of a
+  // full page's lists left on them) rewritten onto full pages,
   // neighbours together, so the pages they leave are reused and a walk
   // fetches full pages. Two steps as Prepare/Commit (out->vertex is
   // kNoVertex); empty out->moves when none is due.

@@ -11,7 +11,7 @@
 //      PQ codes;
 //   3. back-edges: each chosen neighbour (the nearest
 //      InPlaceOptions::back_edges of them, when set) gets the new vertex
-//      appended; a list past the slot capacity (1.3 R) is pruned back to R
+//      appended; a list past the list capacity (1.3 R) is pruned back to R
 //      on code distances;
 //   4. the structural update is out of place: the new vector goes to its
 //      slot of the vector file, and every changed edge list (the new
@@ -59,7 +59,7 @@
 namespace strata::update {
 
 struct InPlaceOptions {
-  std::uint32_t R = 0;  // out-degree; 0 = the edge file's slot capacity / 1.3
+  std::uint32_t R = 0;  // out-degree; 0 = the edge file's list capacity / 1.3
   std::uint32_t L = 64;  // position seeking's list size (L_build)
   // Reads per round while seeking: 8 rather than the search default of 4
   // (synth1m 500k, 2 threads: 1,308 inserts/s against 1,214, as many pages).
@@ -82,7 +82,7 @@ struct InPlaceOptions {
   // hot-page cache holds at least this hot (EdgePageCache::Heat) stays with
   // its page mates; the page, copied from the cache with the changed lists
   // put in, is written to a fresh page (out of place, as every write), its
-  // free slots taking the insert's other lists. NAVIS writes dirty cached
+  // room taking the insert's other lists. NAVIS writes dirty cached
   // pages back in place; moving hot lists one by one instead scatters the
   // hot set over pages full of cold lists. 0: never (every changed list
   // moves to the insert's fresh pages).
